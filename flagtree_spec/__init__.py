@@ -1,0 +1,40 @@
+"""Keep a compiler backend's changes to the trunk's Python code in a separate spec tree.
+
+Each trunk package opts in with one line in its ``__init__.py``::
+
+    from flagtree_spec import spec_path
+    spec_path(__path__)
+
+and trunk code calls hooks where a backend must add something::
+
+    from flagtree_spec import spec, spec_func
+    spec("init_language")
+"""
+
+from ._activate import ActiveState, Activation, Root, activate, active, for_root
+from ._bind import BindResult, bind_symbols
+from ._calls import spec, spec_func
+from ._discovery import SpecRoot
+from ._errors import SpecConfigError, SpecError, SpecImportError
+from ._path import spec_path
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Activation",
+    "ActiveState",
+    "BindResult",
+    "Root",
+    "SpecConfigError",
+    "SpecError",
+    "SpecImportError",
+    "SpecRoot",
+    "__version__",
+    "activate",
+    "active",
+    "bind_symbols",
+    "for_root",
+    "spec",
+    "spec_func",
+    "spec_path",
+]

@@ -1,0 +1,227 @@
+"""``activate()``, ``active()`` and ``for_root()``: the state, set and read in code."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Optional, Union
+
+from . import _calls, _path, _state
+from ._calls import Hook
+from ._config import is_module_name
+from ._discovery import SpecRoot
+from ._errors import SpecError
+
+__all__ = ["Activation", "ActiveState", "Root", "activate", "active", "for_root"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Activation:
+    """The result of :func:`activate`; as a context manager it restores the state before."""
+
+    __slots__ = ("_saved",)
+
+    def __init__(self, saved: tuple[Any, ...]) -> None:
+        self._saved = saved
+
+    def __enter__(self) -> Activation:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        _restore(self._saved)
+
+
+def _snapshot() -> tuple[Any, ...]:
+    return (
+        _state._override_all,
+        dict(_state._override_root),
+        dict(_state._roots),
+        _state._entry_point_cache,
+        dict(_calls._failures),
+        dict(_calls._failure_causes),
+        _path.snapshot(),
+    )
+
+
+def _restore(saved: tuple[Any, ...]) -> None:
+    with _state.lock:
+        changed = set(_state._roots) | set(saved[2])
+        _state._override_all = saved[0]
+        _state._override_root.clear()
+        _state._override_root.update(saved[1])
+        _state._roots.clear()
+        _state._roots.update(saved[2])
+        _state._entry_point_cache = saved[3]
+        _calls._failures.clear()
+        _calls._failures.update(saved[4])
+        _calls._failure_causes.clear()
+        _calls._failure_causes.update(saved[5])
+        _path.restore(saved[6])
+        _path.reapply(r for r in changed if r in _state._roots)
+        _state.refresh_dispatch()
+        importlib.invalidate_caches()
+
+
+def activate(
+    backend: Union[str, Iterable[str], None] = None,
+    *,
+    root: Optional[str] = None,
+    spec_roots: Optional[Iterable[PathLike]] = None,
+) -> Activation:
+    """Set the active backend stack in code, process-wide.
+
+    ``activate("mthreads")`` or ``activate("a,b")`` selects a backend stack
+    (highest priority first), overriding ``FLAGTREE_BACKEND`` and markers;
+    ``activate()`` or ``activate(None)`` selects no backend (spec roots from
+    ``FLAGTREE_SPEC_PATH`` still apply); ``activate(spec_roots=[...])`` replaces
+    discovery with explicit spec roots, and ``spec_roots=[]`` turns everything
+    off.  *root* limits the change to one root package; ``None`` means every
+    root (and drops earlier per-root settings).
+
+    Packages already imported get their ``__path__`` rewritten and hooks switch
+    at once; modules already loaded stay as they are.  The import caches are
+    invalidated.  The result is a context manager that restores the previous
+    state exactly::
+
+        with activate("mthreads"):
+            ...
+    """
+    stack = _state.parse_backend(backend)
+    if root is not None and (not isinstance(root, str) or "." in root or not is_module_name(root)):
+        raise SpecError(f"activate(root={root!r}): give a top-level package name like 'triton'")
+    roots: Optional[tuple[str, ...]] = None
+    if spec_roots is not None:
+        if stack:
+            raise SpecError("activate(): give a backend or spec_roots, not both")
+        if isinstance(spec_roots, (str, bytes)):
+            raise SpecError(f"activate(spec_roots={spec_roots!r}): give a list of directories")
+        roots = tuple(os.path.abspath(os.fspath(p)) for p in spec_roots)
+    override = _state.Override(stack, roots)
+    with _state.lock:
+        saved = _snapshot()
+        try:
+            if root is None:
+                _state._override_all = override
+                _state._override_root.clear()
+            else:
+                _state._override_root[root] = override
+            _state._entry_point_cache = None
+            affected = [r for r in _state._roots if root is None or r == root]
+            # Resolve every new state before changing anything visible.
+            new = {r: _state._compute(r) for r in affected}
+        except BaseException:
+            _state._override_all, _state._entry_point_cache = saved[0], saved[3]
+            _state._override_root.clear()
+            _state._override_root.update(saved[1])
+            raise
+        _state._roots.update(new)
+        _calls.clear_failures()
+        importlib.invalidate_caches()
+        _path.reapply(affected)
+        _state.refresh_dispatch()
+        if any(s.dropped for s in new.values()):
+            _path.ExcludeFinder.enable()
+    return Activation(saved)
+
+
+@dataclass(frozen=True)
+class ActiveState:
+    """What :func:`active` reports for one root package."""
+
+    root: str
+    backends: tuple[str, ...]
+    source: str
+    spec_roots: tuple[SpecRoot, ...]
+    hook_modules: tuple[str, ...]
+    hooks_loaded: bool
+    packages: tuple[str, ...]
+    loaded_from_mirrors: tuple[tuple[str, str], ...]
+
+
+def active(root: str) -> ActiveState:
+    """Describe the state of root package *root* (resolving it if needed).
+
+    The backend stack and where it came from, the spec roots, the hook
+    modules (and whether they are loaded yet), the packages specialised so
+    far, and the modules loaded from mirror trees so far as ``(name, file)``.
+    """
+    state = _state.state_of(_check_root(root, "active"))
+    mirrors = [r.mirror + os.sep for r in state.mirrors() if r.mirror]
+    loaded = []
+    for name, module in list(sys.modules.items()):
+        if name == root or name.startswith(root + "."):
+            where = getattr(module, "__file__", None)
+            if isinstance(where, str) and where.startswith(tuple(mirrors)):
+                loaded.append((name, where))
+    return ActiveState(
+        root=root,
+        backends=state.stack,
+        source=state.source,
+        spec_roots=state.spec_roots,
+        hook_modules=tuple(r.hook_name for r in state.table.spec_roots if r.hook_name),
+        hooks_loaded=state.table.loaded(),
+        packages=tuple(
+            sorted(p.name for p in _path.packages().values() if p.root == root and p.mirrors)
+        ),
+        loaded_from_mirrors=tuple(sorted(loaded)),
+    )
+
+
+def _check_root(root: object, what: str) -> str:
+    if not isinstance(root, str) or "." in root or not is_module_name(root):
+        raise SpecError(f"{what}({root!r}): give a top-level package name like 'triton'")
+    return root
+
+
+class Root:
+    """``spec``, ``spec_func`` and ``active`` bound to one root package; see :func:`for_root`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"for_root({self.name!r})"
+
+    def _table(self) -> Optional[_calls.HookTable]:
+        state = _state.known_root(self.name) or _state.state_of(self.name)
+        return state.table if state.specialised else None
+
+    def spec(self, hook: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Like :func:`flagtree_spec.spec`, for this root package."""
+        table = self._table()
+        func = None if table is None else table[hook]
+        if func is None:
+            return None
+        return func(*args, **kwargs)
+
+    def spec_func(self, hook: str, /) -> Optional[Hook]:
+        """Like :func:`flagtree_spec.spec_func`, for this root package."""
+        table = self._table()
+        return None if table is None else table[hook]  # type: ignore[no-any-return]
+
+    def active(self) -> ActiveState:
+        """Like :func:`flagtree_spec.active`, for this root package."""
+        return active(self.name)
+
+
+def for_root(root: str) -> Root:
+    """``spec``/``spec_func``/``active`` bound to root package *root*.
+
+    Use it where the bare functions cannot tell the root: several root
+    packages are specialised and the call comes from outside them::
+
+        triton_spec = for_root("triton").spec
+    """
+    return Root(_check_root(root, "for_root"))

@@ -1,0 +1,168 @@
+"""Hook calls: ``spec()`` and ``spec_func()`` and the tables they read.
+
+The work is done once: when the state changes, a *dispatch* object is
+installed in the module global ``_dispatch``; a call is then one subscription
+and one call.  A :class:`HookTable` is a ``dict`` from hook name to the hook
+callable (or ``None``); a name seen for the first time is resolved by
+``__missing__``, which also loads the root's hook modules the first time it
+runs.  With several specialised roots the dispatch object looks at the
+caller's module instead (see :mod:`flagtree_spec._state`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Protocol
+
+from ._errors import SpecError, SpecImportError
+from ._log import logger
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ._discovery import SpecRoot
+
+__all__ = ["HookTable", "clear_failures", "set_dispatch", "spec", "spec_func"]
+
+Hook = Callable[..., Any]
+
+
+class Dispatch(Protocol):
+    def __getitem__(self, hook: str, /) -> Optional[Hook]: ...
+
+
+# Hook modules that failed to import, by module name, until activate() clears them.
+_failures: dict[str, SpecImportError] = {}
+_failure_causes: dict[str, BaseException] = {}
+
+
+def clear_failures() -> None:
+    """Forget cached hook-module failures (the state changed)."""
+    _failures.clear()
+    _failure_causes.clear()
+
+
+def import_hook_module(root: SpecRoot) -> ModuleType:
+    """Import the hook module of spec root *root* through the import system."""
+    assert root.hook_name is not None and root.hooks is not None
+    name = root.hook_name
+    if name in _failures:
+        raise _new_failure(name)
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:
+        who = f"backend {root.backend!r}" if root.backend else f"spec root {root.path}"
+        error = SpecImportError(
+            f"the hook module of {who} ({root.hooks}) failed to import: "
+            f"{type(exc).__name__}: {exc}"
+        )
+        _failures[name] = error
+        _failure_causes[name] = exc
+        raise error from exc
+    where = getattr(module, "__file__", None)
+    if where is None or os.path.realpath(where) != os.path.realpath(root.hooks):
+        error = SpecImportError(
+            f"the hook module of backend {root.backend!r} is {root.hooks}, but importing it as "
+            f"{name!r} loaded {where!r}; a mirror tree or another package shadows that name"
+        )
+        _failures[name] = error
+        raise error
+    logger.debug("hook module %s loaded from %s", name, root.hooks)
+    return module
+
+
+def _new_failure(name: str) -> SpecImportError:
+    error = SpecImportError(*_failures[name].args)
+    error.__cause__ = _failure_causes.get(name)
+    return error
+
+
+class HookTable(dict):  # type: ignore[type-arg]
+    """Hook name -> the first hook callable in priority order, or ``None``.
+
+    Filled on demand: ``__missing__`` loads the hook modules (once) and
+    resolves the name, and the result is stored so the next lookup is a plain
+    dictionary hit.
+    """
+
+    __slots__ = ("_modules", "label", "spec_roots")
+
+    def __init__(self, label: str, spec_roots: Sequence[SpecRoot]) -> None:
+        super().__init__()
+        self.label = label
+        self.spec_roots = tuple(r for r in spec_roots if r.hook_name is not None)
+        self._modules: Optional[list[tuple[SpecRoot, ModuleType]]] = None
+
+    def modules(self) -> list[tuple[SpecRoot, ModuleType]]:
+        """The hook modules, highest priority first, loading them on first use."""
+        modules = self._modules
+        if modules is None:
+            modules = [(root, import_hook_module(root)) for root in self.spec_roots]
+            self._modules = modules
+        return modules
+
+    def loaded(self) -> bool:
+        return self._modules is not None
+
+    def __missing__(self, hook: str) -> Optional[Hook]:
+        if not isinstance(hook, str):
+            raise SpecError(f"a hook name must be a str, not {type(hook).__name__} {hook!r}")
+        for root, module in self.modules():
+            func = getattr(module, hook, None)
+            if callable(func):
+                logger.debug("hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks)
+                self[hook] = func
+                return func  # type: ignore[no-any-return]
+        logger.debug("hook %s for %s: defined by no backend", hook, self.label)
+        self[hook] = None
+        return None
+
+
+def _name(func: object) -> str:
+    return getattr(func, "__qualname__", None) or repr(func)
+
+
+class _Empty:
+    """Dispatch with no root known yet; replaced before first use."""
+
+    def __getitem__(self, hook: str, /) -> Optional[Hook]:
+        raise AssertionError("dispatch used before the state was set")
+
+
+_dispatch: Dispatch = _Empty()
+
+
+def set_dispatch(dispatch: Dispatch) -> None:
+    """Install the object that ``spec()`` and ``spec_func()`` consult."""
+    global _dispatch
+    _dispatch = dispatch
+
+
+def spec(hook: str, /, *args: Any, **kwargs: Any) -> Any:
+    """Call the first backend in the stack that defines *hook* and return its result.
+
+    ``spec("init_language")`` calls the active backend's ``init_language()``
+    and returns what it returns, or ``None`` when no backend in the stack
+    defines the hook.  Exceptions raised by the hook propagate.  Because a
+    hook may legitimately return a falsy value (``0``, an empty array), do not
+    write ``spec("h", x) or default``; use ``spec_func("h") or default``.
+    """
+    func = _dispatch[hook]
+    if func is None:
+        return None
+    return func(*args, **kwargs)
+
+
+def spec_func(hook: str, /) -> Optional[Hook]:
+    """Return the callable that ``spec(hook, ...)`` would call, or ``None``.
+
+    Keep the result in hot loops: calling it directly costs nothing extra::
+
+        add = spec_func("atomic_add_int64") or default_atomic_add
+    """
+    return _dispatch[hook]
+
+

@@ -1,0 +1,300 @@
+"""Configuration input: backend names and stacks, markers, declarations, switches.
+
+Everything here reads *input* (environment variables, small files) and
+validates it strictly; nothing here imports or executes user code.  The
+runtime and the static model share these readers, so both agree on what a
+configuration means.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Final, NamedTuple, Optional
+
+from ._errors import SpecConfigError
+
+__all__ = [
+    "DECLARATION",
+    "MARKER_FILE",
+    "MARKER_MODULE",
+    "Declaration",
+    "Marker",
+    "env_flag",
+    "parse_module_names",
+    "parse_stack",
+    "quote",
+    "read_declaration",
+    "read_marker",
+]
+
+MARKER_FILE: Final = "FLAGTREE_BACKEND"
+MARKER_MODULE: Final = "_flagtree_backend.py"
+DECLARATION: Final = "flagtree_spec.json"
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_MAX_NAME: Final = 64
+_MAX_MARKER: Final = 4096
+_MAX_DECLARATION: Final = 65536
+_NAME_RULE: Final = "letters, digits, '_' and '-' only, starting with a letter or '_', at most 64"
+
+
+def quote(value: str, limit: int = 120) -> str:
+    """Quote *value* for an error message, shortening very long values."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value)} characters)"
+
+
+def parse_stack(value: str, what: str) -> tuple[str, ...]:
+    """Parse a backend stack such as ``"a, b"`` into ``("a", "b")``.
+
+    *what* names where the value came from (``FLAGTREE_BACKEND``, a marker
+    file) and starts every error message.  An empty or blank value and the
+    single word ``none`` mean "no backend" and give ``()``.
+    """
+    text = value.strip()
+    if not text or text == "none":
+        return ()
+    names: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip()
+        if not name:
+            raise SpecConfigError(
+                f"{what}={quote(value)} has an empty element; "
+                "separate backend names with single commas, like 'a,b'"
+            )
+        if name == "none":
+            raise SpecConfigError(
+                f"{what}={quote(value)}: 'none' means no backend and cannot be part of a stack"
+            )
+        if len(name) > _MAX_NAME or _NAME.fullmatch(name) is None:
+            raise SpecConfigError(
+                f"{what}={quote(value)}: {quote(name)} is not a backend name ({_NAME_RULE})"
+            )
+        if name in names:
+            raise SpecConfigError(
+                f"{what}={quote(value)} names backend {name!r} twice; name each backend once"
+            )
+        names.append(name)
+    return tuple(names)
+
+
+def check_backend_name(name: object, what: str) -> str:
+    """Return *name* if it is a valid single backend name, else raise."""
+    if (
+        not isinstance(name, str)
+        or name == "none"
+        or len(name) > _MAX_NAME
+        or _NAME.fullmatch(name) is None
+    ):
+        shown = quote(name) if isinstance(name, str) else repr(name)
+        raise SpecConfigError(f"{what}: {shown} is not a backend name ({_NAME_RULE})")
+    return name
+
+
+def parse_module_names(value: str, what: str) -> tuple[str, ...]:
+    """Parse a comma-separated list of dotted module names (blank elements are skipped)."""
+    names = []
+    for raw in value.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        if _MODULE.fullmatch(name) is None:
+            raise SpecConfigError(
+                f"{what}={quote(value)}: {quote(name)} is not a dotted module name "
+                "(like 'triton.runtime.jit')"
+            )
+        names.append(name)
+    return tuple(names)
+
+
+def is_module_name(name: str) -> bool:
+    """Return whether *name* is a dotted module name such as ``runtime.jit``."""
+    return _MODULE.fullmatch(name) is not None
+
+
+def env_flag(name: str) -> bool:
+    """Read an on/off environment switch: unset, ``""`` or ``"0"`` is off, ``"1"`` is on."""
+    value = os.environ.get(name, "").strip()
+    if value in ("", "0"):
+        return False
+    if value == "1":
+        return True
+    raise SpecConfigError(f"{name}={quote(value)} is not a switch; set it to '1' or '0'")
+
+
+class Marker(NamedTuple):
+    """A build-time backend marker found in a root package's folder."""
+
+    stack: tuple[str, ...]
+    path: str
+
+
+def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
+    """Read at most *limit* bytes of *path*; ``None`` when it does not exist."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise SpecConfigError(f"{what} {path!r} is a directory; it must be a file") from None
+    except OSError as exc:
+        raise SpecConfigError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise SpecConfigError(f"{what} {path!r} is larger than {limit} bytes; is it the right file?")
+    return data
+
+
+def read_marker(rdir: str) -> Optional[Marker]:
+    """Read the build-time backend marker of the root package folder *rdir*.
+
+    A file ``FLAGTREE_BACKEND`` (at most 4 KiB of strict UTF-8, stripped; empty
+    means no backend) or a module ``_flagtree_backend.py`` holding exactly one
+    ``FLAGTREE_BACKEND = "literal"`` (read with :mod:`ast`, never executed).
+    When both exist they must agree.  Returns ``None`` when there is no marker.
+    """
+    found: list[Marker] = []
+    path = os.path.join(rdir, MARKER_FILE)
+    data = _read_limited(path, _MAX_MARKER, "backend marker")
+    if data is not None:
+        try:
+            text = data.decode("utf-8", errors="strict")
+        except UnicodeDecodeError:
+            raise SpecConfigError(
+                f"backend marker {path!r} is not UTF-8 text; it must hold one backend name"
+            ) from None
+        found.append(Marker(parse_stack(text, f"backend marker {path}"), path))
+    path = os.path.join(rdir, MARKER_MODULE)
+    data = _read_limited(path, _MAX_DECLARATION, "backend marker")
+    if data is not None:
+        found.append(Marker(parse_stack(_marker_module_value(data, path), f"{path}"), path))
+    if len(found) == 2 and found[0].stack != found[1].stack:
+        raise SpecConfigError(
+            f"backend markers disagree: {found[0].path} names {','.join(found[0].stack) or 'none'}"
+            f" but {found[1].path} names {','.join(found[1].stack) or 'none'}; keep one"
+        )
+    return found[0] if found else None
+
+
+def _marker_module_value(data: bytes, path: str) -> str:
+    import ast
+
+    rule = f'{path} must hold exactly one top-level FLAGTREE_BACKEND = "name" and nothing else'
+    try:
+        tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        raise SpecConfigError(f"{rule}; it does not parse: {exc}") from None
+    body = list(tree.body)
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]  # a module docstring is allowed
+    if len(body) == 1:
+        node = body[0]
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "FLAGTREE_BACKEND"
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value
+    raise SpecConfigError(f"{rule} (it is read, never executed)")
+
+
+class Declaration(NamedTuple):
+    """A spec root's ``flagtree_spec.json``.
+
+    ``mirror`` and ``hooks`` are relative paths, ``None`` for "none", or
+    absent from ``given`` when the declaration leaves the default.
+    """
+
+    path: str
+    given: frozenset[str]
+    mirror: Optional[str]
+    hooks: Optional[str]
+    base: tuple[str, ...]
+    exclude: tuple[str, ...]
+
+
+_DECLARATION_KEYS: Final = ("mirror", "hooks", "base", "exclude")
+
+
+def read_declaration(spec_root: str) -> Optional[Declaration]:
+    """Read ``<spec_root>/flagtree_spec.json``; ``None`` when there is none."""
+    import json
+
+    path = os.path.join(spec_root, DECLARATION)
+    data = _read_limited(path, _MAX_DECLARATION, "backend declaration")
+    if data is None:
+        return None
+
+    def bad(why: str) -> SpecConfigError:
+        return SpecConfigError(f"backend declaration {path}: {why}")
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        result: dict[str, object] = {}
+        for key, value in items:
+            if key in result:
+                raise bad(f"key {key!r} appears twice")
+            result[key] = value
+        return result
+
+    def constant(name: str) -> object:
+        raise bad(f"{name} is not strict JSON")
+
+    try:
+        raw = json.loads(
+            data.decode("utf-8", errors="strict"),
+            object_pairs_hook=pairs,
+            parse_constant=constant,
+        )
+    except UnicodeDecodeError:
+        raise bad("not UTF-8 text") from None
+    except ValueError as exc:
+        raise bad(f"not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise bad('the top level must be an object like {"mirror": "triton"}')
+    unknown = sorted(set(raw) - set(_DECLARATION_KEYS))
+    if unknown:
+        raise bad(f"unknown key {unknown[0]!r}; the keys are {', '.join(_DECLARATION_KEYS)}")
+
+    def relative(key: str) -> Optional[str]:
+        value = raw.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise bad(f"{key!r} must be a relative path or null, not {value!r}")
+        norm = os.path.normpath(value)
+        if os.path.isabs(value) or norm == ".." or norm.startswith(".." + os.sep):
+            raise bad(f"{key!r}={value!r} must stay inside the spec root (a relative path)")
+        return norm
+
+    def strings(key: str) -> list[str]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad(f"{key!r} must be a list of strings, not {value!r}")
+        return list(value)
+
+    base = tuple(check_backend_name(b, f"backend declaration {path}: 'base'") for b in strings("base"))
+    if len(set(base)) != len(base):
+        raise bad(f"'base' names a backend twice: {list(base)}")
+    exclude = strings("exclude")
+    for name in exclude:
+        if not is_module_name(name):
+            raise bad(f"'exclude' entry {name!r} is not a dotted module name relative to the root package")
+    return Declaration(
+        path=path,
+        given=frozenset(raw),
+        mirror=relative("mirror"),
+        hooks=relative("hooks"),
+        base=base,
+        exclude=tuple(exclude),
+    )

@@ -1,0 +1,322 @@
+"""Spec-root discovery (DESIGN §3.1 and §3.2).
+
+Given a root package, its folder and a backend stack, find the spec roots in
+priority order, read their declarations, expand declared ``base`` backends
+and describe each root's mirror tree and hook module.  Pure file-system
+inspection: nothing is imported or executed, so the static checker uses the
+same code as the runtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, Optional
+
+from . import _entrypoints
+from ._config import Declaration, parse_module_names, quote, read_declaration
+from ._errors import SpecConfigError
+from ._log import logger
+
+__all__ = ["Discovery", "SpecRoot", "discover", "explicit_roots", "hook_module_name", "spec_path_env"]
+
+
+class SpecRoot(NamedTuple):
+    """One spec root as seen by one root package.
+
+    ``path`` is the folder as found (symlinks unresolved), ``real`` its real
+    path.  ``backend`` is ``None`` for roots from ``FLAGTREE_SPEC_PATH`` or
+    ``activate(spec_roots=...)``.  ``mirror`` is the mirror tree for the root
+    package (``None`` when there is none), ``hooks`` the hook module's file
+    (a package's ``__init__.py`` when ``hooks_package``) and ``hook_name`` the
+    module name it is imported under.  ``exclude`` holds full dotted names.
+    """
+
+    path: str
+    real: str
+    backend: Optional[str]
+    kind: str
+    mirror: Optional[str]
+    hooks: Optional[str]
+    hooks_package: bool
+    hook_name: Optional[str]
+    exclude: frozenset[str]
+    declaration: Optional[str]
+
+
+class Discovery(NamedTuple):
+    """The outcome of discovery for one root package."""
+
+    stack: tuple[str, ...]
+    spec_roots: tuple[SpecRoot, ...]
+
+
+_PRIVATE_PREFIX = "flagtree_spec._hooks."
+
+
+def hook_module_name(label: Optional[str], hooks_file: str) -> str:
+    """The private, stable name of a hook module outside the root package."""
+    digest = hashlib.sha1(os.path.realpath(hooks_file).encode("utf-8", "surrogatepass")).hexdigest()
+    tag = (label or "path").replace("-", "_")
+    return f"{_PRIVATE_PREFIX}{tag}_{digest[:12]}"
+
+
+# FLAGTREE_SPEC_PATH is resolved against the working directory once per value.
+_spec_path_cache: dict[str, tuple[str, ...]] = {}
+
+
+def spec_path_env() -> tuple[str, ...]:
+    """The directories named by ``FLAGTREE_SPEC_PATH`` that exist, highest priority first.
+
+    Empty entries are ignored; relative entries are resolved against the
+    working directory the first time a value is read; a missing directory is
+    skipped with a debug line; a file, or a path inside a zip archive, is a
+    :class:`SpecConfigError`.
+    """
+    value = os.environ.get("FLAGTREE_SPEC_PATH", "")
+    if not value:
+        return ()
+    cached = _spec_path_cache.get(value)
+    if cached is None:
+        cached = tuple(os.path.abspath(e) for e in value.split(os.pathsep) if e.strip())
+        _spec_path_cache[value] = cached
+    found = []
+    for entry in cached:
+        if os.path.isdir(entry):
+            found.append(entry)
+            continue
+        probe = entry
+        while probe and not os.path.lexists(probe):
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+        if os.path.isfile(probe):
+            where = "is a file" if probe == entry else f"lies inside the file {probe!r} (a zip archive?)"
+            raise SpecConfigError(
+                f"FLAGTREE_SPEC_PATH entry {entry!r} {where}; entries must be directories"
+            )
+        logger.debug("FLAGTREE_SPEC_PATH entry %s does not exist; skipped", entry)
+    return tuple(found)
+
+
+def _repo_of(rdir_real: str, root: str) -> Optional[str]:
+    source_root = os.environ.get("FLAGTREE_SOURCE_ROOT", "")
+    if source_root:
+        return os.path.abspath(source_root)
+    parent = os.path.dirname(rdir_real)
+    if os.path.basename(rdir_real) == root and os.path.basename(parent) == "python":
+        return os.path.dirname(parent)
+    return None
+
+
+class _Finder:
+    """Discovery for one root package; caches what it reads."""
+
+    def __init__(
+        self,
+        root: str,
+        rdir: str,
+        entry_points: Callable[[], Sequence[_entrypoints.EntryPoint]],
+    ) -> None:
+        self.root = root
+        self.rdir = rdir
+        self.rdir_real = os.path.realpath(rdir)
+        self.repo = _repo_of(self.rdir_real, root)
+        self.entry_points = entry_points
+        self.seen: set[str] = set()
+
+    def backend_folders(self, backend: str) -> list[tuple[str, str]]:
+        """``(kind, folder)`` of every source of *backend* that exists, in §3.1 order."""
+        candidates = [
+            ("installed", os.path.join(self.rdir, "backends", backend, "spec")),
+            ("installed-alt", os.path.join(self.rdir, "spec", backend)),
+        ]
+        if self.repo is not None:
+            third = os.path.join(self.repo, "third_party", backend)
+            candidates.append(("source", os.path.join(third, "backend", "spec")))
+            candidates.append(("legacy", os.path.join(third, "python")))
+        found = [(kind, path) for kind, path in candidates if os.path.isdir(path)]
+        points = [ep for ep in self.entry_points() if ep.name == backend]
+        if points:
+            if found:
+                raise SpecConfigError(
+                    f"backend {backend!r} exists in the tree ({found[0][1]}) and as an entry point "
+                    f"of {points[0].dist}; uninstall that distribution or rename one of them"
+                )
+            if len(points) > 1:
+                raise SpecConfigError(
+                    f"backend {backend!r} is declared as an entry point by {points[0].dist} "
+                    f"and {points[1].dist}; uninstall one of them"
+                )
+            found.append(("entry point", _entry_point_folder(points[0])))
+        return found
+
+    def make_root(
+        self, path: str, kind: str, backend: Optional[str], decl: Optional[Declaration]
+    ) -> SpecRoot:
+        real = os.path.realpath(path)
+        if kind == "legacy":
+            mirror = os.path.join(path, self.root)
+            return SpecRoot(path, real, backend, kind, mirror if os.path.isdir(mirror) else None,
+                            None, False, None, frozenset(), None)
+        if decl is not None and "mirror" in decl.given:
+            mirror = None if decl.mirror is None else os.path.join(path, decl.mirror)
+            if mirror is not None and not os.path.isdir(mirror):
+                raise SpecConfigError(
+                    f"backend declaration {decl.path}: mirror {decl.mirror!r} is not a directory"
+                )
+        else:
+            mirror = os.path.join(path, self.root)
+            if not os.path.isdir(mirror):
+                mirror = None
+        hooks: Optional[str]
+        if decl is not None and "hooks" in decl.given:
+            if decl.hooks is None:
+                hooks, package = None, False
+            else:
+                target = os.path.join(path, decl.hooks)
+                if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
+                    hooks, package = os.path.join(target, "__init__.py"), True
+                elif os.path.isfile(target) and target.endswith(".py"):
+                    hooks, package = target, os.path.basename(target) == "__init__.py"
+                else:
+                    raise SpecConfigError(
+                        f"backend declaration {decl.path}: hooks {decl.hooks!r} is neither a .py "
+                        "file nor a package folder with an __init__.py"
+                    )
+        else:
+            init = os.path.join(path, "__init__.py")
+            hooks, package = (init, True) if os.path.isfile(init) else (None, False)
+        exclude = frozenset(f"{self.root}.{name}" for name in (decl.exclude if decl else ()))
+        return SpecRoot(path, real, backend, kind, mirror, hooks, package,
+                        self.hook_name(path, kind, backend, hooks, package),
+                        exclude, decl.path if decl else None)
+
+    def hook_name(
+        self, path: str, kind: str, backend: Optional[str], hooks: Optional[str], package: bool
+    ) -> Optional[str]:
+        if hooks is None:
+            return None
+        if kind == "entry point":
+            return _entry_point_module(path)
+        # Inside the root package: import under the real dotted name, from the
+        # unresolved path, so the module is never executed under two names.
+        base = self.rdir if kind in ("installed", "installed-alt") else self.rdir_real
+        where = hooks if kind in ("installed", "installed-alt") else os.path.realpath(hooks)
+        rel = os.path.relpath(os.path.dirname(where) if package else where[:-3], base)
+        if not rel.startswith(os.pardir) and not os.path.isabs(rel):
+            return ".".join([self.root, *rel.split(os.sep)])
+        return hook_module_name(backend, hooks)
+
+    def add(self, out: list[SpecRoot], root: SpecRoot) -> None:
+        if root.real in self.seen:
+            logger.debug("spec root %s is %s again; first occurrence wins", root.path, root.real)
+            return
+        self.seen.add(root.real)
+        out.append(root)
+
+
+_entry_point_modules: dict[str, str] = {}
+
+
+def _entry_point_folder(ep: _entrypoints.EntryPoint) -> str:
+    import importlib.util
+
+    value = ep.value.strip()
+    if ":" in value or not parse_module_names(value, f"entry point {ep.name!r} of {ep.dist}"):
+        raise SpecConfigError(
+            f"entry point {ep.name} = {quote(value)} of {ep.dist} must name an importable "
+            "package (no ':attr')"
+        )
+    try:
+        spec = importlib.util.find_spec(value)
+    except (ImportError, ValueError) as exc:
+        raise SpecConfigError(f"entry point {ep.name} = {value} of {ep.dist}: {exc}") from exc
+    if spec is None or not spec.submodule_search_locations:
+        raise SpecConfigError(
+            f"entry point {ep.name} = {value} of {ep.dist} is not an importable package"
+        )
+    folder = os.path.abspath(list(spec.submodule_search_locations)[0])
+    _entry_point_modules[folder] = value
+    return folder
+
+
+def _entry_point_module(folder: str) -> str:
+    return _entry_point_modules[folder]
+
+
+def discover(
+    root: str,
+    rdir: str,
+    stack: tuple[str, ...],
+    entry_points: Callable[[], Sequence[_entrypoints.EntryPoint]],
+    strict: bool = False,
+) -> Discovery:
+    """Find the spec roots of *root* (folder *rdir*) for *stack*, highest priority first.
+
+    Roots from ``FLAGTREE_SPEC_PATH`` come first, then each backend's sources
+    in order, with declared ``base`` backends inserted right below the
+    backend that declares them.  Returns the expanded stack too.
+    """
+    finder = _Finder(root, rdir, entry_points)
+    out: list[SpecRoot] = []
+    for path in spec_path_env():
+        decl = read_declaration(path)
+        if decl is not None and decl.base:
+            raise SpecConfigError(
+                f"backend declaration {decl.path}: 'base' needs a named backend, and a "
+                "FLAGTREE_SPEC_PATH root has none; activate the base backend instead"
+            )
+        finder.add(out, finder.make_root(path, "FLAGTREE_SPEC_PATH", None, decl))
+    expanded: list[str] = []
+
+    def visit(backend: str, chain: tuple[str, ...]) -> None:
+        if backend in chain:
+            cycle = " -> ".join((*chain[chain.index(backend):], backend))
+            raise SpecConfigError(f"backend declarations form a 'base' cycle: {cycle}")
+        if backend in expanded:
+            return
+        expanded.append(backend)
+        folders = finder.backend_folders(backend)
+        if not folders:
+            message = f"backend {backend!r} has no spec root for package {root!r}"
+            if strict:
+                raise SpecConfigError(
+                    f"{message} (FLAGTREE_SPEC_STRICT=1); looked in {rdir}/backends/{backend}/spec, "
+                    f"{rdir}/spec/{backend}"
+                    + (f", {finder.repo}/third_party/{backend}" if finder.repo else "")
+                    + " and the entry points of group flagtree_spec.backends"
+                )
+            logger.debug("%s; nothing to do for it", message)
+        bases: list[str] = []
+        for kind, path in folders:
+            decl = None if kind == "legacy" else read_declaration(path)
+            finder.add(out, finder.make_root(path, kind, backend, decl))
+            if decl is not None:
+                bases.extend(b for b in decl.base if b not in bases)
+        for base in bases:
+            visit(base, (*chain, backend))
+
+    for backend in stack:
+        visit(backend, ())
+    return Discovery(tuple(expanded), tuple(out))
+
+
+def explicit_roots(root: str, rdir: str, paths: Sequence[str]) -> tuple[SpecRoot, ...]:
+    """Spec roots given to ``activate(spec_roots=...)``: each must be a directory."""
+    finder = _Finder(root, rdir, list)
+    out: list[SpecRoot] = []
+    for path in paths:
+        path = os.path.abspath(os.fspath(path))
+        if not os.path.isdir(path):
+            raise SpecConfigError(f"spec root {path!r} is not a directory")
+        decl = read_declaration(path)
+        if decl is not None and decl.base:
+            raise SpecConfigError(
+                f"backend declaration {decl.path}: 'base' needs a named backend; "
+                "pass the base's spec root to activate(spec_roots=...) too"
+            )
+        finder.add(out, finder.make_root(path, "activate", None, decl))
+    return tuple(out)

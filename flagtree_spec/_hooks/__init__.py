@@ -1,0 +1,52 @@
+"""The package under which hook modules outside their root package are imported.
+
+A backend's hook module that does not live inside its root package gets a
+private, stable name here, ``flagtree_spec._hooks.<backend>_<digest>``, the
+digest naming its file.  Importing it goes through the import system (so it
+runs exactly once) via :class:`HookFinder`, installed on ``sys.meta_path``
+when this package is first imported.  Because the name is stable, a child
+process that unpickles an object defined in a hook module imports the same
+file again, once its root package has been imported there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from importlib.util import spec_from_file_location
+from types import ModuleType
+from typing import Optional
+
+__all__ = ["HookFinder"]
+
+__path__: list[str] = []
+
+
+class HookFinder:
+    """Meta path finder for ``flagtree_spec._hooks.<name>``."""
+
+    @classmethod
+    def find_spec(
+        cls,
+        fullname: str,
+        path: Optional[Sequence[str]] = None,
+        target: Optional[ModuleType] = None,
+    ) -> Optional[ModuleSpec]:
+        prefix, dot, tail = fullname.rpartition(".")
+        if prefix != __name__ or not tail:
+            return None
+        from .._state import private_hook_root
+
+        root = private_hook_root(fullname)
+        if root is None or root.hooks is None:
+            return None
+        locations = [os.path.dirname(root.hooks)] if root.hooks_package else None
+        return spec_from_file_location(
+            fullname, root.hooks, submodule_search_locations=locations
+        )
+
+
+if HookFinder not in sys.meta_path:  # type: ignore[comparison-overlap]
+    sys.meta_path.append(HookFinder)  # type: ignore[arg-type]

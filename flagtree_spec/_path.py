@@ -1,0 +1,307 @@
+"""``spec_path``: put the active mirror directories first on a package's ``__path__``.
+
+Each package that calls :func:`spec_path` is recorded (its ``__path__`` list,
+its trunk directories, the mirror directories now in it) so that
+``activate()`` can rewrite it later and ``trunk_path`` can answer.  Excluded
+modules are served by :class:`ExcludeFinder`, a meta path finder that looks
+them up in the parent's path without the mirror directories that exclude
+them; it is installed only while some exclusion exists or debug logging is on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, MutableSequence, Sequence
+from importlib.machinery import ModuleSpec, PathFinder
+from types import FrameType, ModuleType
+from typing import Optional
+
+from . import _state
+from ._config import is_module_name
+from ._errors import SpecError
+from ._log import debug_enabled, logger
+
+__all__ = ["ExcludeFinder", "Package", "packages", "reapply", "spec_path"]
+
+
+class Package:
+    """A package whose ``__path__`` this library manages."""
+
+    __slots__ = ("extra", "mirrors", "name", "path", "rel", "root", "trunk")
+
+    def __init__(
+        self, name: str, path: list[str], extra: Optional[list[str]], trunk: list[str]
+    ) -> None:
+        self.name = name
+        self.root, _, rest = name.partition(".")
+        self.rel = tuple(rest.split(".")) if rest else ()
+        self.path = path
+        self.extra = extra  # __spec__.submodule_search_locations when another object
+        self.trunk = trunk
+        self.mirrors: list[str] = []
+
+
+_packages: dict[str, Package] = {}
+# Full module names excluded by spec_path(exclude=...), per root package.
+_user_exclude: dict[str, set[str]] = {}
+
+
+def packages() -> dict[str, Package]:
+    """A snapshot of the managed packages, by name."""
+    return dict(_packages)
+
+
+def _excluded(name: str, names: Iterable[str]) -> bool:
+    return any(name == e or name.startswith(e + ".") for e in names)
+
+
+def globally_excluded(name: str) -> bool:
+    """Whether *name* always loads from trunk, whatever the backend."""
+    root = name.partition(".")[0]
+    return _excluded(name, _user_exclude.get(root, ())) or _excluded(name, _state.disabled())
+
+
+def mirror_dirs(state: _state.RootState, name: str, rel: Sequence[str]) -> list[str]:
+    """The mirror directories of package *name* under *state*, highest priority first."""
+    if not state.specialised or globally_excluded(name):
+        return []
+    found = []
+    for spec_root in state.mirrors():
+        if _excluded(name, spec_root.exclude):
+            continue
+        assert spec_root.mirror is not None
+        folder = os.path.join(spec_root.mirror, *rel)
+        if os.path.isdir(folder):
+            found.append(folder)
+    return found
+
+
+def _candidates(state: _state.RootState, rel: Sequence[str]) -> set[str]:
+    return {
+        os.path.normpath(os.path.join(r.mirror, *rel)) for r in state.mirrors() if r.mirror
+    }
+
+
+def trunk_dirs(name: str) -> list[str]:
+    """The trunk directories of package *name* (recorded, or derived from its parent's)."""
+    package = _packages.get(name)
+    if package is not None:
+        return list(package.trunk)
+    parent, dot, last = name.rpartition(".")
+    if not dot:
+        return [_state.root_dir(name)]
+    return [d for d in (os.path.join(t, last) for t in trunk_dirs(parent)) if os.path.isdir(d)]
+
+
+def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Optional[ModuleType]]:
+    if frame is not None and frame.f_globals.get("__path__") is path:
+        name = frame.f_globals.get("__name__")
+        if isinstance(name, str):
+            return name, sys.modules.get(name)
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__dict__", {}).get("__path__") is path:
+            return name, module
+    raise SpecError(
+        "spec_path() cannot tell which package this __path__ belongs to; call it as "
+        "spec_path(__path__) from the package's __init__.py, or pass name='package.name'"
+    )
+
+
+def spec_path(
+    path: MutableSequence[str], *, name: Optional[str] = None, exclude: Iterable[str] = ()
+) -> list[str]:
+    """Put the active backends' mirror directories first on a package's ``__path__``.
+
+    The one-line idiom, in a package's ``__init__.py``::
+
+        from flagtree_spec import spec_path
+        spec_path(__path__)
+
+    *path* is changed in place (and ``__spec__.submodule_search_locations``
+    too when that is another list): the mirror directories of this package,
+    highest priority first, then the trunk directories in their original
+    order.  The directories added are returned.  A second call on the same
+    list adds nothing (it may add exclusions); ``importlib.reload`` makes a
+    new list, which gets the overlay again.  The package is *name*, else the
+    calling module when its ``__path__`` is *path*, else the module in
+    ``sys.modules`` whose ``__path__`` it is.  *exclude* names modules or
+    sub-packages, relative to this package, that always load from trunk.
+    Namespace sub-packages of the package get the mirror directories without a
+    call.  With no backend and no spec root nothing on disk is touched.
+    """
+    module: Optional[ModuleType]
+    if name is None:
+        name, module = _package_name(path, sys._getframe(1))
+    elif not isinstance(name, str) or not is_module_name(name):
+        raise SpecError(f"spec_path(name={name!r}): give a dotted package name like 'pkg.sub'")
+    else:
+        module = sys.modules.get(name)
+    if not isinstance(path, list):
+        raise SpecError(
+            f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
+            f"{type(path).__name__} (a namespace package gets mirrors from its parent, no call needed)"
+        )
+    if isinstance(exclude, str):
+        raise SpecError(f"spec_path(exclude={exclude!r}): give a list of names, like [{exclude!r}]")
+    extra_names = []
+    for item in exclude:
+        if not isinstance(item, str) or not is_module_name(item):
+            raise SpecError(
+                f"spec_path(exclude=...): {item!r} is not a module name relative to {name!r}"
+            )
+        extra_names.append(f"{name}.{item}")
+    root = name.partition(".")[0]
+    with _state.lock:
+        state = _state.state_of(root)
+        if extra_names:
+            _user_exclude.setdefault(root, set()).update(extra_names)
+            logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
+        package = _packages.get(name)
+        if package is None or package.path is not path:
+            package = _record(name, path, module, state)
+        if extra_names or state.dropped or _state.disabled():
+            ExcludeFinder.enable()
+        return list(package.mirrors)
+
+
+def _record(
+    name: str, path: list[str], module: Optional[ModuleType], state: _state.RootState
+) -> Package:
+    extra = None
+    if module is not None and module.__dict__.get("__path__") is path:
+        locations = getattr(getattr(module, "__spec__", None), "submodule_search_locations", None)
+        if isinstance(locations, list) and locations is not path:
+            extra = locations
+    if not state.specialised:
+        package = Package(name, path, extra, list(path))
+        _packages[name] = package
+        return package
+    rel = name.split(".")[1:]
+    candidates = _candidates(state, rel)
+    trunk = [entry for entry in path if os.path.normpath(entry) not in candidates]
+    if len(trunk) < len(path) and rel:
+        # The package's own __init__ came from a mirror: keep its trunk modules importable.
+        parent = name.rpartition(".")[0]
+        derived = [os.path.join(t, rel[-1]) for t in trunk_dirs(parent)]
+        trunk.extend(d for d in derived if os.path.isdir(d) and d not in trunk)
+        logger.debug("package %s: __init__ from a mirror; trunk directories %s", name, trunk)
+    package = Package(name, path, extra, trunk)
+    package.mirrors = [entry for entry in path if os.path.normpath(entry) in candidates]
+    _packages[name] = package
+    _apply(package, state)
+    return package
+
+
+def _apply(package: Package, state: _state.RootState) -> None:
+    """Rewrite *package*'s path for *state*: its mirrors first, then everything else."""
+    mirrors = mirror_dirs(state, package.name, package.rel)
+    old = set(package.mirrors)
+    rest = [entry for entry in package.path if entry not in old]
+    rest.extend(t for t in package.trunk if t not in rest)
+    new = mirrors + rest
+    if new != package.path:
+        package.path[:] = new
+    if package.extra is not None and package.extra != new:
+        package.extra[:] = new
+    for folder in mirrors:
+        if folder not in old:
+            logger.debug("package %s: added %s", package.name, folder)
+    for folder in package.mirrors:
+        if folder not in mirrors:
+            logger.debug("package %s: removed %s", package.name, folder)
+    package.mirrors = mirrors
+
+
+def reapply(roots: Iterable[str]) -> None:
+    """Rewrite the path of every managed package of *roots* for their current state."""
+    wanted = set(roots)
+    for package in list(_packages.values()):
+        if package.root in wanted:
+            _apply(package, _state.state_of(package.root))
+
+
+def snapshot() -> tuple[dict[str, Package], dict[str, set[str]]]:
+    """The records, for ``activate()`` to restore exactly."""
+    return dict(_packages), {k: set(v) for k, v in _user_exclude.items()}
+
+
+def restore(saved: tuple[dict[str, Package], dict[str, set[str]]]) -> None:
+    _packages.clear()
+    _packages.update(saved[0])
+    _user_exclude.clear()
+    _user_exclude.update(saved[1])
+
+
+class ExcludeFinder:
+    """Find excluded modules in trunk only; with debug logging, report mirror loads.
+
+    Sits at the front of ``sys.meta_path``.  For a module that is excluded (by
+    ``spec_path(exclude=...)``, ``FLAGTREE_SPEC_DISABLE`` or a declaration's
+    ``exclude``) it searches the parent's path without the mirror directories
+    concerned, and fails the import rather than fall back to a mirror.  For
+    every other module it returns ``None`` and the normal finders proceed.
+    """
+
+    _installed = False
+
+    @classmethod
+    def enable(cls) -> None:
+        if not cls._installed:
+            sys.meta_path.insert(0, cls)  # type: ignore[arg-type]
+            cls._installed = True
+
+    @classmethod
+    def disable(cls) -> None:
+        if cls._installed:
+            while cls in sys.meta_path:
+                sys.meta_path.remove(cls)  # type: ignore[arg-type]
+            cls._installed = False
+
+    @classmethod
+    def find_spec(
+        cls,
+        fullname: str,
+        path: Optional[Sequence[str]] = None,
+        target: Optional[ModuleType] = None,
+    ) -> Optional[ModuleSpec]:
+        root, dot, _ = fullname.partition(".")
+        state = _state.known_root(root) if dot else None
+        if state is None or not state.specialised or path is None:
+            return None
+        if globally_excluded(fullname):
+            drop: Sequence[str] = [r.mirror for r in state.mirrors() if r.mirror]
+        else:
+            drop = [m for name, ms in state.dropped.items() if _excluded(fullname, (name,)) for m in ms]
+        if not drop:
+            if _debug:
+                cls._report(fullname, path, target, state)
+            return None
+        kept = [e for e in path if not any(e == m or e.startswith(m + os.sep) for m in drop)]
+        spec = PathFinder.find_spec(fullname, kept, target)
+        if spec is None:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: it is excluded from the backend's mirror tree "
+                "and loads from trunk only, where it does not exist",
+                name=fullname,
+            )
+        logger.debug("module %s: excluded, loading from trunk %s", fullname, spec.origin)
+        return spec
+
+    @staticmethod
+    def _report(
+        fullname: str, path: Sequence[str], target: Optional[ModuleType], state: _state.RootState
+    ) -> None:
+        spec = PathFinder.find_spec(fullname, list(path), target)
+        origin = getattr(spec, "origin", None)
+        if origin:
+            for spec_root in state.mirrors():
+                assert spec_root.mirror is not None
+                if origin.startswith(spec_root.mirror + os.sep):
+                    logger.debug("module %s: loading from mirror %s", fullname, origin)
+                    return
+
+
+_debug = debug_enabled()
+if _debug:
+    ExcludeFinder.enable()
