@@ -1,0 +1,39 @@
+"""The ``flagtree-spec`` command line (DESIGN §8).
+
+Each command lives in the module of its concept and registers itself here
+through an ``add_commands(subparsers)`` function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from . import __version__, _run
+
+__all__ = ["main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flagtree-spec",
+        description="Inspect, check and run backend spec trees of a Python package.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _run.add_commands(commands)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    code: int = handler(args)
+    return code
