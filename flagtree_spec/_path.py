@@ -137,11 +137,6 @@ def spec_path(
         raise SpecError(f"spec_path(name={name!r}): give a dotted package name like 'pkg.sub'")
     else:
         module = sys.modules.get(name)
-    if not isinstance(path, list):
-        raise SpecError(
-            f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
-            f"{type(path).__name__} (a namespace package gets mirrors from its parent, no call needed)"
-        )
     if isinstance(exclude, str):
         raise SpecError(f"spec_path(exclude={exclude!r}): give a list of names, like [{exclude!r}]")
     extra_names = []
@@ -154,6 +149,12 @@ def spec_path(
     root = name.partition(".")[0]
     with _state.lock:
         state = _state.state_of(root)
+        if not isinstance(path, list):
+            raise SpecError(
+                f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
+                f"{type(path).__name__} (a namespace package gets mirrors from its parent, "
+                "no call needed)"
+            )
         if extra_names:
             _user_exclude.setdefault(root, set()).update(extra_names)
             logger.debug("package %s: excluded %s", name, ", ".join(extra_names))

@@ -1,0 +1,173 @@
+"""DESIGN §7: activate() and active()."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, scenario
+
+ALPHA = str(SOURCE / "third_party" / "alpha" / "backend" / "spec" / "fixpkg")
+BETA = str(SOURCE / "third_party" / "beta" / "backend" / "spec" / "fixpkg")
+TRUNK = str(SOURCE_PY / "fixpkg")
+
+
+def test_activate_rewrites_imported_paths_and_switches_hooks_loaded_modules_stay():
+    out = scenario(
+        """
+        import json, fixpkg.runtime as r, fixpkg.runtime.jit as jit
+        from flagtree_spec import activate, spec
+        first = [list(r.__path__), spec("init_language")]
+        activate("beta")
+        import fixpkg.runtime.autotuner as at
+        print(json.dumps([first, list(r.__path__), spec("init_language"), jit.WHERE, at.WHERE]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == [
+        [[f"{ALPHA}/runtime", f"{TRUNK}/runtime"], "alpha"],
+        [f"{BETA}/runtime", f"{TRUNK}/runtime"],
+        "beta",
+        "alpha",
+        "beta",
+    ]
+
+
+def test_activate_as_context_manager_restores_previous_state_exactly():
+    out = scenario(
+        """
+        import json, fixpkg.runtime as r, fixpkg.compiler as c, fixpkg.tools as t
+        from flagtree_spec import activate, active, spec, spec_func, _calls
+        before = [list(r.__path__), list(c.__path__), spec_func("init_language"), active("fixpkg"),
+                  _calls._dispatch]
+        try:
+            with activate("beta,alpha"):
+                inside = [list(r.__path__), spec("init_language")]
+                raise KeyError("body raised")
+        except KeyError:
+            pass
+        after = [list(r.__path__), list(c.__path__), spec_func("init_language"), active("fixpkg"),
+                 _calls._dispatch]
+        print(json.dumps([inside, before[:2] == after[:2], before[2] is after[2],
+                          before[3] == after[3], before[4] is after[4]]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out[0] == [[f"{BETA}/runtime", f"{ALPHA}/runtime", f"{TRUNK}/runtime"], "beta"]
+    assert out[1:] == [True, True, True, True]
+
+
+def test_activate_none_keeps_spec_path_roots_and_empty_spec_roots_turn_everything_off():
+    out = scenario(
+        """
+        import json, fixpkg.runtime as r
+        from flagtree_spec import activate, spec
+        activate(None)
+        a = [len(r.__path__), spec("init_language")]
+        activate(spec_roots=[])
+        b = [len(r.__path__), spec("init_language")]
+        print(json.dumps([a, b]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_PATH": str(FIXTURES / "spec_path_root")},
+    )
+    assert out == [[2, "spec-path"], [1, None]]
+
+
+def test_activate_explicit_spec_roots_replace_discovery():
+    root = SOURCE / "third_party" / "beta" / "backend" / "spec"
+    out = scenario(
+        f"""
+        import json, fixpkg.runtime.jit as j0
+        from flagtree_spec import activate, spec, active
+        activate(spec_roots=[{str(root)!r}])
+        import fixpkg.runtime.autotuner as at
+        a = active("fixpkg")
+        print(json.dumps([at.WHERE, spec("only_beta"), a.source, a.backends]))
+        """
+    )
+    assert out == ["beta", "beta", "activate(spec_roots=...)", []]
+
+
+def test_activate_for_one_root_leaves_others():
+    out = scenario(
+        """
+        import json, fixpkg, instpkg
+        from flagtree_spec import activate, for_root
+        activate("gamma", root="instpkg")
+        print(json.dumps([for_root("fixpkg").spec("init_language"),
+                          for_root("instpkg").spec("init_language")]))
+        """,
+        path=[SOURCE_PY, INSTALLED],
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == ["alpha", "gamma"]
+
+
+def test_activate_invalidates_import_caches_for_new_mirror_folders(tmp_path):
+    shutil.copytree(SOURCE, tmp_path / "repo", symlinks=True)
+    spec_root = tmp_path / "late"
+    (spec_root / "fixpkg").mkdir(parents=True)
+    out = scenario(
+        f"""
+        import json, os, fixpkg.runtime as r
+        from flagtree_spec import activate
+        activate(spec_roots=[{str(spec_root)!r}])
+        os.makedirs({str(spec_root / "fixpkg" / "runtime")!r})
+        with open({str(spec_root / "fixpkg" / "runtime" / "jit.py")!r}, "w") as f:
+            f.write("WHERE = 'late'\\n")
+        activate(spec_roots=[{str(spec_root)!r}])
+        import fixpkg.runtime.jit as j
+        print(json.dumps(j.WHERE))
+        """,
+        path=[tmp_path / "repo" / "python"],
+    )
+    assert out == "late"
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        ("activate('../x')", "SpecConfigError"),
+        ("activate('cycle_a')", "SpecConfigError"),
+        ("activate(3)", "SpecError"),
+        ("activate('alpha', spec_roots=['/x'])", "SpecError"),
+        ("activate(spec_roots='/x')", "SpecError"),
+        ("activate(spec_roots=['/nonexistent/dir'])", "SpecConfigError"),
+        ("activate(root='a.b')", "SpecError"),
+    ],
+)
+def test_activate_with_bad_input_raises_and_changes_nothing(call, error):
+    out = scenario(
+        f"""
+        import json, fixpkg.runtime as r
+        from flagtree_spec import activate, active, spec
+        before = [list(r.__path__), active("fixpkg")]
+        try:
+            {call}
+        except Exception as exc:
+            name = type(exc).__name__
+        print(json.dumps([name, before == [list(r.__path__), active("fixpkg")],
+                          spec("init_language")]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == [error, True, "alpha"]
+
+
+def test_active_describes_state():
+    out = scenario(
+        """
+        import json, fixpkg.runtime.jit, fixpkg.compiler.passes
+        from flagtree_spec import active
+        a = active("fixpkg")
+        print(json.dumps([a.root, a.backends, a.source, [s.backend for s in a.spec_roots],
+                          a.packages, a.loaded_from_mirrors]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == [
+        "fixpkg", ["alpha"], "FLAGTREE_BACKEND", ["alpha"],
+        ["fixpkg", "fixpkg.runtime"],
+        [["fixpkg.runtime.jit", f"{ALPHA}/runtime/jit.py"]],
+    ]

@@ -1,0 +1,259 @@
+"""DESIGN §3.3 and §7: hook modules, spec(), spec_func(), for_root()."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, run_python, scenario
+
+from flagtree_spec import SpecError, SpecImportError
+
+ALPHA_HOOKS = str(SOURCE / "third_party" / "alpha" / "backend" / "spec" / "__init__.py")
+
+
+def test_spec_calls_first_backend_that_defines_hook():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec
+        print(json.dumps([spec("init_language"), spec("only_beta"), spec("add_one", 41),
+                          spec("add_one", x=1), spec("missing")]))
+        """,
+        env={"FLAGTREE_BACKEND": "beta,alpha"},
+    )
+    assert out == ["beta", "beta", 42, 2, None]
+
+
+def test_spec_returns_falsy_results_and_spec_func_gives_callable():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec, spec_func
+        zero = spec_func("zero")
+        print(json.dumps([spec("zero"), zero.__name__, spec_func("missing"),
+                          (spec_func("zero") or (lambda: "default"))()]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == [0, "zero", None, 0]
+
+
+def test_spec_with_no_backend_returns_none():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec, spec_func
+        print(json.dumps([spec("init_language"), spec_func("init_language")]))
+        """
+    )
+    assert out == [None, None]
+
+
+def test_exception_from_hook_propagates_unchanged():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec
+        try:
+            spec("fail")
+        except ValueError as exc:
+            print(json.dumps(str(exc)))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == "hook failed"
+
+
+def test_hook_module_loaded_lazily_at_first_spec_call_not_by_spec_path():
+    out = scenario(
+        """
+        import json, sys, fixpkg.runtime.jit
+        from flagtree_spec import spec, active
+        before = active("fixpkg").hooks_loaded
+        names = [n for n in sys.modules if n.startswith("flagtree_spec._hooks.")]
+        spec("init_language")
+        print(json.dumps([before, names, active("fixpkg").hooks_loaded]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == [False, [], True]
+
+
+BROKEN = """
+    import json, sys, fixpkg
+    from flagtree_spec import spec, spec_func, SpecImportError
+    seen = []
+    for call in (lambda: spec("init_language"), lambda: spec_func("x"), lambda: spec("y")):
+        try:
+            call()
+        except ImportError:
+            seen.append("ImportError caught it")
+        except SpecImportError as exc:
+            seen.append([str(exc), type(exc.__cause__).__name__, str(exc.__cause__)])
+    print(json.dumps([seen, len(getattr(sys, "_broken_runs", []))]))
+"""
+
+
+def test_hook_module_that_raises_is_spec_import_error_every_call_executed_once():
+    out = scenario(BROKEN, env={"FLAGTREE_BACKEND": "broken"})
+    seen, runs = out
+    assert runs == 1
+    assert len(seen) == 3
+    for message, cause, text in seen:
+        assert "backend 'broken'" in message
+        assert "third_party/broken/backend/spec/__init__.py" in message
+        assert cause == "RuntimeError" and text == "backend broken cannot start"
+
+
+def test_hook_module_with_syntax_error_is_spec_import_error():
+    out = scenario(BROKEN, env={"FLAGTREE_BACKEND": "syntaxerr"})
+    assert out[0][0][1] == "SyntaxError"
+    assert "backend 'syntaxerr'" in out[0][0][0]
+
+
+def test_system_exit_from_hook_module_propagates_unwrapped():
+    proc = run_python(
+        "import fixpkg\nfrom flagtree_spec import spec\nspec('x')",
+        env={"FLAGTREE_BACKEND": "exits"},
+        expect_rc=3,
+    )
+    assert "SpecImportError" not in proc.stderr
+
+
+def test_spec_import_error_is_not_an_import_error():
+    assert not issubclass(SpecImportError, ImportError)
+    assert issubclass(SpecImportError, SpecError)
+
+
+def test_activate_clears_cached_hook_failure():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec, activate, SpecImportError
+        try:
+            spec("x")
+        except SpecImportError:
+            pass
+        activate("alpha")
+        print(json.dumps(spec("init_language")))
+        """,
+        env={"FLAGTREE_BACKEND": "broken"},
+    )
+    assert out == "alpha"
+
+
+def test_several_specialised_roots_use_callers_root():
+    out = scenario(
+        """
+        import json, fixpkg, instpkg
+        from fixpkg.language.core import call_hook as fix_call
+        from instpkg.language.core import call_hook as inst_call
+        from flagtree_spec import spec, for_root, SpecError
+        try:
+            spec("init_language")
+        except SpecError as exc:
+            outside = str(exc)
+        print(json.dumps([fix_call("init_language"), inst_call("init_language"),
+                          for_root("instpkg").spec("init_language"),
+                          for_root("fixpkg").spec_func("init_language").__module__.split(".")[1],
+                          outside]))
+        """,
+        path=[SOURCE_PY, INSTALLED],
+        env={"FLAGTREE_SPEC_PATH": "", "FLAGTREE_BACKEND": "alpha,gamma"},
+    )
+    assert out[:4] == ["alpha", "gamma", "gamma", "_hooks"]
+    assert "outside every root package" in out[4] and "for_root" in out[4]
+
+
+def test_single_specialised_root_serves_every_caller_without_lookup():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec
+        print(json.dumps(spec("init_language")))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == "alpha"
+
+
+def test_first_call_from_outside_any_root_is_spec_error():
+    out = scenario(
+        """
+        import json
+        from flagtree_spec import spec, SpecError
+        try:
+            spec("x")
+        except SpecError as exc:
+            print(json.dumps(str(exc)))
+        """
+    )
+    assert "no root package has called spec_path() yet" in out
+
+
+def test_first_call_from_inside_a_root_resolves_that_root(tmp_path):
+    package = tmp_path / "caller_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from flagtree_spec import spec\nVALUE = spec('init_language')\n"
+    )
+    out = scenario(
+        "import json, caller_pkg; print(json.dumps(caller_pkg.VALUE))",
+        path=[tmp_path],
+        env={"FLAGTREE_SPEC_PATH": str(FIXTURES / "spec_path_root")},
+    )
+    assert out == "spec-path"
+
+
+def test_for_root_validates_name():
+    from flagtree_spec import for_root
+
+    with pytest.raises(SpecError, match="top-level package name"):
+        for_root("a.b")
+    assert repr(for_root("fixpkg")) == "for_root('fixpkg')"
+
+
+def test_hook_name_must_be_a_string():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec, SpecError
+        try:
+            spec(3)
+        except SpecError as exc:
+            print(json.dumps(str(exc)))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert out == "a hook name must be a str, not int 3"
+
+
+def test_spec_path_hook_module_serves_every_root():
+    out = scenario(
+        """
+        import json, fixpkg, instpkg
+        from flagtree_spec import for_root
+        a = for_root("fixpkg").spec_func("path_only")
+        b = for_root("instpkg").spec_func("path_only")
+        print(json.dumps([a is b, a()]))
+        """,
+        path=[SOURCE_PY, INSTALLED],
+        env={"FLAGTREE_SPEC_PATH": str(FIXTURES / "spec_path_root")},
+    )
+    assert out[0] is True and out[1].startswith("flagtree_spec._hooks.path_")
+
+
+def test_objects_from_private_hook_module_pickle_into_child_process():
+    child = run_python(
+        """
+        import json, pickle, subprocess, sys, fixpkg
+        from flagtree_spec import spec
+        blob = pickle.dumps(spec("make_payload", 7))
+        code = "import pickle, sys, fixpkg; obj = pickle.loads(sys.stdin.buffer.read()); print(type(obj).__module__, obj.value)"
+        out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True)
+        print(out.stdout.decode().strip())
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    module, value = child.stdout.split()
+    assert module.startswith("flagtree_spec._hooks.alpha_") and value == "7"
