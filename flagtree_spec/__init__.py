@@ -11,12 +11,15 @@ and trunk code calls hooks where a backend must add something::
     spec("init_language")
 """
 
-from ._activate import ActiveState, Activation, Root, activate, active, for_root
+from ._activate import Activation, ActiveState, Root, activate, active, for_root
+from ._auto import install, uninstall
 from ._bind import BindResult, bind_symbols
 from ._calls import spec, spec_func
 from ._discovery import SpecRoot
 from ._errors import SpecConfigError, SpecError, SpecImportError
+from ._inherit import inherit
 from ._path import spec_path
+from ._trunk import fingerprint, trunk_path
 
 __version__ = "0.1.0"
 
@@ -33,8 +36,13 @@ __all__ = [
     "activate",
     "active",
     "bind_symbols",
+    "fingerprint",
     "for_root",
+    "inherit",
+    "install",
     "spec",
     "spec_func",
     "spec_path",
+    "trunk_path",
+    "uninstall",
 ]

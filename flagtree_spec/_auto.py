@@ -1,0 +1,201 @@
+"""Auto mode: specialise every package of a root as it is imported (DESIGN §6).
+
+:func:`install` puts :class:`AutoFinder` at the front of ``sys.meta_path``.
+For a package under an installed root it asks the finders after it for the
+spec (so editable-install finders keep working) and rewrites the spec's
+``submodule_search_locations`` list in place, exactly as ``spec_path`` would:
+that list becomes the module's ``__path__`` before its ``__init__`` runs.  The
+packages are recorded in :mod:`flagtree_spec._path`, so ``activate()``
+rewrites them and ``trunk_path`` knows their trunk folders.
+
+A probe such as ``importlib.util.find_spec`` creates a spec that never
+becomes a module; its list is rewritten too, but it replaces the record of a
+package only when no imported module owns the recorded list, so the record
+always follows the module object that is in ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+from . import _path, _state
+from ._config import parse_module_names
+from ._errors import SpecError
+from ._log import logger
+
+__all__ = ["AutoFinder", "install", "installed", "start_from_environment", "uninstall"]
+
+_roots: set[str] = set()
+# Records created by auto mode, by package name: uninstall() undoes exactly these.
+_owned: dict[str, _path.Package] = {}
+_local = threading.local()
+
+
+class AutoFinder:
+    """Meta path finder that applies ``spec_path`` to every package under the installed roots."""
+
+    @classmethod
+    def find_spec(
+        cls,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> ModuleSpec | None:
+        if fullname.partition(".")[0] not in _roots:
+            return None
+        busy: set[str] | None = getattr(_local, "busy", None)
+        if busy is None:
+            busy = _local.busy = set()
+        if fullname in busy:
+            # Resolving the root's state looks the root up again: let the others answer.
+            return None
+        busy.add(fullname)
+        try:
+            spec = _find_rest(fullname, path, target)
+            if spec is not None and spec.submodule_search_locations is not None:
+                _manage(fullname, spec, target)
+            return spec
+        finally:
+            busy.discard(fullname)
+
+    @classmethod
+    def invalidate_caches(cls) -> None:
+        """Nothing is cached here (part of the finder protocol)."""
+
+
+def _find_rest(
+    fullname: str, path: Sequence[str] | None, target: ModuleType | None
+) -> ModuleSpec | None:
+    finders = sys.meta_path
+    try:
+        start = finders.index(AutoFinder) + 1
+    except ValueError:  # removed while an import was running
+        start = 0
+    for finder in finders[start:]:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        spec: ModuleSpec | None = find(fullname, path, target)
+        if spec is not None:
+            return spec
+    return None
+
+
+def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
+    locations = spec.submodule_search_locations
+    root = fullname.partition(".")[0]
+    if not isinstance(locations, list):
+        if fullname == root:
+            raise SpecError(
+                f"auto mode for {root!r}: it is a namespace package (no __init__.py); top-level "
+                "namespace packages are not supported: add an __init__.py to it"
+            )
+        return  # a namespace sub-package follows its parent's path
+    with _state.lock:
+        state = _state.state_of(root)
+        previous = _path._packages.get(fullname)
+        package = _path._record(fullname, locations, None, state)
+        live = sys.modules.get(fullname)
+        if (
+            target is None
+            and previous is not None
+            and live is not None
+            and live.__dict__.get("__path__") is previous.path
+        ):
+            # A probe for a package that is imported already: keep following the module.
+            _path._packages[fullname] = previous
+            return
+        _owned[fullname] = package
+        if state.dropped or _path._user_exclude.get(root) or _state.disabled():
+            _path.ExcludeFinder.enable()
+    if package.mirrors:
+        logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
+
+
+def install(root: str) -> None:
+    """Specialise every package of root package *root* as it is imported.
+
+    ``install("triton")`` before ``import triton`` is the same as a
+    ``spec_path(__path__)`` line in every ``__init__.py`` of the package, so an
+    unmodified trunk (a wheel from a package index) is specialised with no
+    edits.  The packages of *root* imported already get their ``__path__``
+    specialised now.  Installing a root twice does nothing more.
+    """
+    if not isinstance(root, str) or "." in root or not parse_module_names(root, "install()"):
+        raise SpecError(f"install({root!r}): give a top-level package name like 'triton'")
+    with _state.lock:
+        if AutoFinder not in sys.meta_path:
+            sys.meta_path.insert(0, AutoFinder)
+        if root in _roots:
+            return
+        _roots.add(root)
+        for name, module in sorted(sys.modules.items()):
+            path = getattr(module, "__dict__", {}).get("__path__")
+            mine = name == root or name.startswith(root + ".")
+            if mine and isinstance(path, list) and name not in _path._packages:
+                _owned[name] = _path._record(name, path, module, _state.state_of(root))
+    logger.debug("auto mode installed for %s", root)
+
+
+def uninstall(root: str) -> None:
+    """Stop auto mode for *root*; it affects later imports only.
+
+    The mirror directories auto mode added to the ``__path__`` of packages of
+    *root* are removed, so their submodules imported from now on come from
+    the trunk; modules already imported stay as they are.  When no root is
+    left, the finder leaves ``sys.meta_path``.
+    """
+    if not isinstance(root, str):
+        raise SpecError(f"uninstall({root!r}): give a top-level package name like 'triton'")
+    with _state.lock:
+        _roots.discard(root)
+        for name in [n for n in _owned if n == root or n.startswith(root + ".")]:
+            package = _owned.pop(name)
+            if _path._packages.get(name) is not package:
+                continue
+            del _path._packages[name]
+            added = set(package.mirrors)
+            for locations in (package.path, package.extra):
+                if locations is not None:
+                    locations[:] = [entry for entry in locations if entry not in added]
+            package.mirrors = []
+        if not _roots:
+            while AutoFinder in sys.meta_path:
+                sys.meta_path.remove(AutoFinder)
+    importlib.invalidate_caches()
+    logger.debug("auto mode uninstalled for %s", root)
+
+
+def installed() -> tuple[str, ...]:
+    """The root packages auto mode is installed for."""
+    return tuple(sorted(_roots))
+
+
+def start_from_environment() -> tuple[str, ...]:
+    """Install auto mode for the roots in ``FLAGTREE_SPEC_AUTO=root[,root]``.
+
+    Called at interpreter start-up (by the ``autostart`` line and by child
+    processes of ``flagtree-spec run``); it never raises: a bad value is
+    reported on stderr and ignored, so a Python process always starts.
+    """
+    value = os.environ.get("FLAGTREE_SPEC_AUTO", "")
+    try:
+        roots = parse_module_names(value, "FLAGTREE_SPEC_AUTO")
+        for root in roots:
+            if "." in root:
+                raise SpecError(
+                    f"FLAGTREE_SPEC_AUTO={value!r}: {root!r} is not a top-level package name; "
+                    "auto mode applies to whole root packages like 'triton'"
+                )
+        for root in roots:
+            install(root)
+    except SpecError as exc:
+        sys.stderr.write(f"flagtree-spec: auto mode not started: {exc}\n")
+        return ()
+    return roots

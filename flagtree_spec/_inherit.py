@@ -1,0 +1,176 @@
+"""``inherit``: run the next lower version of a module inside an override (DESIGN §6).
+
+The versions of module ``pkg.mod`` are what the path finder finds in each
+folder of ``pkg.__path__``, in order: the highest backend's override first,
+the trunk module last.  :func:`inherit` locates the calling override among
+them by real path and executes the next one down into the override's
+namespace, from that version's cached bytecode.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder
+from typing import Any
+
+from ._errors import SpecError
+from ._log import logger
+
+__all__ = ["inherit"]
+
+_MISSING = object()
+
+# Real paths of the versions being executed into each namespace, by id(namespace).
+_running: dict[int, list[str]] = {}
+
+
+def inherit(namespace: dict[str, Any]) -> str:
+    """Execute the next lower version of this module into *namespace*.
+
+    The idiom, near the top of an override in a mirror tree::
+
+        from flagtree_spec import inherit
+        inherit(globals())
+
+        def changed(x):          # replaces the trunk's changed()
+            ...
+
+    The next lower version is the next backend's override of the same module
+    in the stack, else the trunk module.  It runs from its cached bytecode
+    (``loader.get_code``, which reads and writes ``__pycache__``) in the
+    override's own namespace, so the definitions that follow the call replace
+    only what differs, and lower functions that call a replaced function by
+    its global name call the replacement.  A lower version that calls
+    ``inherit(globals())`` itself chains further down.
+
+    While the lower version runs, ``__file__`` and ``__cached__`` are its own;
+    afterwards they are the override's again, and ``__inherits__`` holds the
+    lower file, which is also returned.  The override keeps its docstring, or
+    takes the lower one when it has none.  Package ``__init__`` overrides
+    inherit the trunk ``__init__`` the same way (its own
+    ``spec_path(__path__)`` then runs in the override's namespace).
+
+    Limits: ``inspect.getsource`` of a *class* defined by the lower version
+    fails on CPython 3.9-3.12 and shows the override's file on 3.13
+    (functions are fine: their code objects carry the lower file name); a
+    lower function that reads ``__file__`` when called sees the override's
+    path.  Use :func:`trunk_path` for trunk data files.
+
+    Raises :class:`SpecError` when there is no lower version, when it is of
+    another kind (a package for a module or the reverse, an extension
+    module), or when the versions form a cycle (two folders of the path lead
+    to the same file).
+    """
+    if not isinstance(namespace, dict):
+        raise SpecError(
+            f"inherit() needs the module's namespace, inherit(globals()), not "
+            f"{type(namespace).__name__} {namespace!r:.80}"
+        )
+    name = namespace.get("__name__")
+    here = namespace.get("__file__")
+    if not isinstance(name, str) or not isinstance(here, str):
+        raise SpecError(
+            "inherit(globals()) must be called from a module imported from a file "
+            f"(this namespace has __name__={name!r}, __file__={here!r})"
+        )
+    parent_name, dot, _ = name.rpartition(".")
+    if not dot:
+        raise SpecError(
+            f"inherit() called in {name!r}, which is not inside a package; only modules of a "
+            "specialised package (pkg.mod) have lower versions to inherit"
+        )
+    parent = sys.modules.get(parent_name)
+    parent_path = getattr(parent, "__path__", None)
+    if parent_path is None:
+        raise SpecError(
+            f"inherit() called in {name!r}, but its package {parent_name!r} is not imported "
+            "as a package; import the module normally (import pkg.mod), not from a file"
+        )
+    is_package = "__path__" in namespace
+    versions = _versions(name, list(parent_path))
+    current = os.path.realpath(here)
+    index = next((i for i, s in enumerate(versions) if _real(s) == current), None)
+    if index is None:
+        raise SpecError(
+            f"inherit() in {name!r}: {here} is not a version of {name} on {parent_name}.__path__ "
+            f"{list(parent_path)!r}; was it loaded from a file outside the package's path?"
+        )
+    if index + 1 == len(versions):
+        raise SpecError(
+            f"inherit() in {name!r}: {here} has no lower version (searched "
+            f"{parent_name}.__path__ {list(parent_path)!r}); only an override of a trunk module "
+            "can inherit, so delete the call or add the module to the trunk"
+        )
+    lower = versions[index + 1]
+    lower_file = lower.origin
+    assert lower_file is not None
+    lower_real = _real(lower)
+    running = _running.get(id(namespace), [current])
+    if lower_real in running:
+        chain = " -> ".join([*running, lower_real])
+        raise SpecError(
+            f"inherit() in {name!r} forms a cycle: {chain}; two folders of {parent_name}.__path__ "
+            "lead to the same file (a symlinked mirror?), remove the duplicate"
+        )
+    if isinstance(lower.loader, ExtensionFileLoader):
+        raise SpecError(
+            f"inherit() in {name!r}: the lower version {lower_file} is an extension module, "
+            "which cannot run inside another module; override it as a whole instead"
+        )
+    if (lower.submodule_search_locations is not None) != is_package:
+        kinds = ("package", "module") if is_package else ("module", "package")
+        raise SpecError(
+            f"inherit() in {name!r}: this override is a {kinds[0]} ({here}) but the lower "
+            f"version is a {kinds[1]} ({lower_file}); make the override the same kind"
+        )
+    get_code = getattr(lower.loader, "get_code", None)
+    code = get_code(name) if get_code is not None else None
+    if code is None:
+        raise SpecError(
+            f"inherit() in {name!r}: the loader of the lower version {lower_file} "
+            f"({type(lower.loader).__name__}) gives no code object to run"
+        )
+    saved_file = namespace.get("__file__", _MISSING)
+    saved_cached = namespace.get("__cached__", _MISSING)
+    own_doc = namespace.get("__doc__")
+    namespace["__file__"] = lower_file
+    namespace["__cached__"] = lower.cached
+    running.append(lower_real)
+    _running[id(namespace)] = running
+    logger.debug("module %s: %s inherits %s", name, here, lower_file)
+    try:
+        exec(code, namespace)
+    finally:
+        running.pop()
+        if len(running) == 1:
+            del _running[id(namespace)]
+        _put(namespace, "__file__", saved_file)
+        _put(namespace, "__cached__", saved_cached)
+        if own_doc is not None:
+            namespace["__doc__"] = own_doc
+    namespace["__inherits__"] = lower_file
+    return lower_file
+
+
+def _versions(name: str, path: list[str]) -> list[ModuleSpec]:
+    """What the path finder finds for *name* in each folder of *path*, in order."""
+    found = []
+    for entry in path:
+        spec = PathFinder.find_spec(name, [entry])
+        # A folder without __init__.py is at most a namespace portion, never a version.
+        if spec is not None and spec.origin is not None and spec.loader is not None:
+            found.append(spec)
+    return found
+
+
+def _real(spec: ModuleSpec) -> str:
+    assert spec.origin is not None
+    return os.path.realpath(spec.origin)
+
+
+def _put(namespace: dict[str, Any], key: str, value: object) -> None:
+    if value is _MISSING:
+        namespace.pop(key, None)
+    else:
+        namespace[key] = value

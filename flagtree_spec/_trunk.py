@@ -1,0 +1,129 @@
+"""Trunk locations and the spec fingerprint (DESIGN §6).
+
+:func:`trunk_path` answers "where is the trunk's copy of this package",
+whatever backends are active, so an override reaches the trunk's data files.
+:func:`fingerprint` digests what the active backends change, for compilation
+caches keyed on the trunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Callable
+from typing import Union
+
+from . import _path, _state
+from ._config import is_module_name
+from ._discovery import SpecRoot
+from ._errors import SpecError
+
+__all__ = ["fingerprint", "trunk_path"]
+
+PathPart = Union[str, "os.PathLike[str]"]
+
+
+def trunk_path(package: str, *parts: PathPart) -> str:
+    """Return the trunk directory of *package*, or the path *parts* inside it.
+
+    ``trunk_path("triton.runtime", "data", "table.json")`` is the trunk's
+    ``triton/runtime/data/table.json`` even when ``triton.runtime`` has mirror
+    directories in front of it or its ``__init__`` is an override.  For a
+    package that is not specialised it is simply the package's directory.
+    ``importlib.resources`` sees only the folder of a package's ``__init__``,
+    so an override uses this to reach trunk data.  The package is imported
+    if it is not yet (its parents too, as ``importlib.util.find_spec`` does).
+    A name that is not a package is a :class:`SpecError`.
+    """
+    if not isinstance(package, str) or not is_module_name(package):
+        raise SpecError(f"trunk_path({package!r}): give a dotted package name like 'pkg.sub'")
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError) as exc:
+        raise SpecError(f"trunk_path({package!r}): cannot find it: {exc}") from exc
+    if spec is None:
+        raise SpecError(f"trunk_path({package!r}): no such package; check the name and sys.path")
+    if spec.submodule_search_locations is None:
+        parent, _, last = package.rpartition(".")
+        hint = f"trunk_path({parent!r}, '{last}.py')" if parent else "its directory"
+        raise SpecError(f"trunk_path({package!r}): it is a module, not a package; use {hint}")
+    dirs = _path.trunk_dirs(package)
+    if not dirs:
+        # A package found only in a mirror tree (added by a backend) has no trunk folder.
+        raise SpecError(
+            f"trunk_path({package!r}): the package has no trunk directory (it exists only in "
+            f"a backend's mirror tree: {list(spec.submodule_search_locations)!r})"
+        )
+    return os.path.join(dirs[0], *(os.fspath(p) for p in parts))
+
+
+# root package -> (the RootState it was computed for, digest).  activate() replaces
+# the RootState objects, which invalidates the entry.
+_fingerprints: dict[str, tuple[_state.RootState, str]] = {}
+
+
+def fingerprint(root: str) -> str:
+    """Return a stable hex digest of what the active backends change in *root*.
+
+    The digest covers the backend stack and the contents of every file in the
+    active spec roots' mirror trees, hook modules (a hook package's whole
+    folder) and declarations, by their paths relative to the spec root, so it
+    is the same wherever the backend is installed.  ``__pycache__`` folders
+    are skipped.  Computed once per state and cached: :func:`activate`
+    invalidates it.  Add it to the key of a cache keyed on the trunk::
+
+        key = (trunk_key, fingerprint("triton"))
+    """
+    if not isinstance(root, str) or "." in root or not is_module_name(root):
+        raise SpecError(f"fingerprint({root!r}): give a top-level package name like 'triton'")
+    state = _state.state_of(root)
+    cached = _fingerprints.get(root)
+    if cached is not None and cached[0] is state:
+        return cached[1]
+    digest = hashlib.sha256()
+    digest.update(f"flagtree-spec fingerprint 1\0stack\0{','.join(state.stack)}\0".encode())
+    for spec_root in state.spec_roots:
+        _add_root(digest.update, spec_root)
+    value = digest.hexdigest()
+    _fingerprints[root] = (state, value)
+    return value
+
+
+def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
+    label = spec_root.backend or spec_root.kind
+    update(f"root\0{label}\0{spec_root.kind}\0".encode())
+    files: dict[str, str] = {}
+    if spec_root.mirror is not None:
+        _walk(spec_root.mirror, spec_root.path, files)
+    if spec_root.hooks is not None:
+        if spec_root.hooks_package:
+            _walk(os.path.dirname(spec_root.hooks), spec_root.path, files)
+        else:
+            files[_rel(spec_root.hooks, spec_root.path)] = spec_root.hooks
+    if spec_root.declaration is not None:
+        files[_rel(spec_root.declaration, spec_root.path)] = spec_root.declaration
+    for rel in sorted(files):
+        with open(files[rel], "rb") as f:
+            data = f.read()
+        update(f"file\0{rel}\0{len(data)}\0".encode("utf-8", "surrogatepass"))
+        update(data)
+
+
+def _walk(top: str, base: str, out: dict[str, str]) -> None:
+    seen: set[str] = set()
+    for folder, subdirs, names in os.walk(top, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a symlink loop
+            subdirs[:] = []
+            continue
+        seen.add(real)
+        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                out[_rel(path, base)] = path
+
+
+def _rel(path: str, base: str) -> str:
+    return os.path.relpath(path, base).replace(os.sep, "/")
