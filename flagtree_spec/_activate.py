@@ -209,7 +209,7 @@ class Root:
     def spec_func(self, hook: str, /) -> Optional[Hook]:
         """Like :func:`flagtree_spec.spec_func`, for this root package."""
         table = self._table()
-        return None if table is None else table[hook]  # type: ignore[no-any-return]
+        return None if table is None else table[hook]
 
     def active(self) -> ActiveState:
         """Like :func:`flagtree_spec.active`, for this root package."""

@@ -82,7 +82,7 @@ def bind_symbols(
             + "; fix the names or the source's __all__"
         )
     single = isinstance(target, ModuleType)
-    targets: Sequence[object] = [target] if single else target  # type: ignore[list-item]
+    targets: list[object] = [target] if single else list(target)
     for module in targets:
         if not isinstance(module, ModuleType):
             raise SpecError(f"bind_symbols(): target {module!r} is not a module")
@@ -92,7 +92,8 @@ def bind_symbols(
                 f"bind_symbols(): {module.__name__}.__all__ is a {type(exported).__name__}; "
                 "it must be a list or a tuple"
             )
-    results = [_bind_one(source, m, wanted, overwrite, export) for m in targets]  # type: ignore[arg-type]
+    modules = [m for m in targets if isinstance(m, ModuleType)]
+    results = [_bind_one(source, m, wanted, overwrite, export) for m in modules]
     return results[0] if single else tuple(results)
 
 

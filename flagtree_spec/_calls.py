@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import os
-
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Optional, Protocol
 
@@ -56,8 +55,7 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     except Exception as exc:
         who = f"backend {root.backend!r}" if root.backend else f"spec root {root.path}"
         error = SpecImportError(
-            f"the hook module of {who} ({root.hooks}) failed to import: "
-            f"{type(exc).__name__}: {exc}"
+            f"the hook module of {who} ({root.hooks}) failed to import: {type(exc).__name__}: {exc}"
         )
         _failures[name] = error
         _failure_causes[name] = exc
@@ -113,7 +111,9 @@ class HookTable(dict):  # type: ignore[type-arg]
         for root, module in self.modules():
             func = getattr(module, hook, None)
             if callable(func):
-                logger.debug("hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks)
+                logger.debug(
+                    "hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks
+                )
                 self[hook] = func
                 return func  # type: ignore[no-any-return]
         logger.debug("hook %s for %s: defined by no backend", hook, self.label)
@@ -164,5 +164,3 @@ def spec_func(hook: str, /) -> Optional[Hook]:
         add = spec_func("atomic_add_int64") or default_atomic_add
     """
     return _dispatch[hook]
-
-

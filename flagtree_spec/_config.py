@@ -144,7 +144,9 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
     except OSError as exc:
         raise SpecConfigError(f"cannot read {what} {path!r}: {exc.strerror or exc}") from exc
     if len(data) > limit:
-        raise SpecConfigError(f"{what} {path!r} is larger than {limit} bytes; is it the right file?")
+        raise SpecConfigError(
+            f"{what} {path!r} is larger than {limit} bytes; is it the right file?"
+        )
     return data
 
 
@@ -283,13 +285,17 @@ def read_declaration(spec_root: str) -> Optional[Declaration]:
             raise bad(f"{key!r} must be a list of strings, not {value!r}")
         return list(value)
 
-    base = tuple(check_backend_name(b, f"backend declaration {path}: 'base'") for b in strings("base"))
+    base = tuple(
+        check_backend_name(b, f"backend declaration {path}: 'base'") for b in strings("base")
+    )
     if len(set(base)) != len(base):
         raise bad(f"'base' names a backend twice: {list(base)}")
     exclude = strings("exclude")
     for name in exclude:
         if not is_module_name(name):
-            raise bad(f"'exclude' entry {name!r} is not a dotted module name relative to the root package")
+            raise bad(
+                f"'exclude' entry {name!r} is not a dotted module name relative to the root package"
+            )
     return Declaration(
         path=path,
         given=frozenset(raw),

@@ -19,7 +19,14 @@ from ._config import Declaration, parse_module_names, quote, read_declaration
 from ._errors import SpecConfigError
 from ._log import logger
 
-__all__ = ["Discovery", "SpecRoot", "discover", "explicit_roots", "hook_module_name", "spec_path_env"]
+__all__ = [
+    "Discovery",
+    "SpecRoot",
+    "discover",
+    "explicit_roots",
+    "hook_module_name",
+    "spec_path_env",
+]
 
 
 class SpecRoot(NamedTuple):
@@ -93,7 +100,11 @@ def spec_path_env() -> tuple[str, ...]:
                 break
             probe = parent
         if os.path.isfile(probe):
-            where = "is a file" if probe == entry else f"lies inside the file {probe!r} (a zip archive?)"
+            where = (
+                "is a file"
+                if probe == entry
+                else f"lies inside the file {probe!r} (a zip archive?)"
+            )
             raise SpecConfigError(
                 f"FLAGTREE_SPEC_PATH entry {entry!r} {where}; entries must be directories"
             )
@@ -157,10 +168,21 @@ class _Finder:
         self, path: str, kind: str, backend: Optional[str], decl: Optional[Declaration]
     ) -> SpecRoot:
         real = os.path.realpath(path)
+        mirror: Optional[str]
         if kind == "legacy":
-            mirror = os.path.join(path, self.root)
-            return SpecRoot(path, real, backend, kind, mirror if os.path.isdir(mirror) else None,
-                            None, False, None, frozenset(), None)
+            copy = os.path.join(path, self.root)
+            return SpecRoot(
+                path,
+                real,
+                backend,
+                kind,
+                copy if os.path.isdir(copy) else None,
+                None,
+                False,
+                None,
+                frozenset(),
+                None,
+            )
         if decl is not None and "mirror" in decl.given:
             mirror = None if decl.mirror is None else os.path.join(path, decl.mirror)
             if mirror is not None and not os.path.isdir(mirror):
@@ -190,9 +212,18 @@ class _Finder:
             init = os.path.join(path, "__init__.py")
             hooks, package = (init, True) if os.path.isfile(init) else (None, False)
         exclude = frozenset(f"{self.root}.{name}" for name in (decl.exclude if decl else ()))
-        return SpecRoot(path, real, backend, kind, mirror, hooks, package,
-                        self.hook_name(path, kind, backend, hooks, package),
-                        exclude, decl.path if decl else None)
+        return SpecRoot(
+            path,
+            real,
+            backend,
+            kind,
+            mirror,
+            hooks,
+            package,
+            self.hook_name(path, kind, backend, hooks, package),
+            exclude,
+            decl.path if decl else None,
+        )
 
     def hook_name(
         self, path: str, kind: str, backend: Optional[str], hooks: Optional[str], package: bool
@@ -238,7 +269,7 @@ def _entry_point_folder(ep: _entrypoints.EntryPoint) -> str:
         raise SpecConfigError(
             f"entry point {ep.name} = {value} of {ep.dist} is not an importable package"
         )
-    folder = os.path.abspath(list(spec.submodule_search_locations)[0])
+    folder = os.path.abspath(next(iter(spec.submodule_search_locations)))
     _entry_point_modules[folder] = value
     return folder
 
@@ -274,7 +305,7 @@ def discover(
 
     def visit(backend: str, chain: tuple[str, ...]) -> None:
         if backend in chain:
-            cycle = " -> ".join((*chain[chain.index(backend):], backend))
+            cycle = " -> ".join((*chain[chain.index(backend) :], backend))
             raise SpecConfigError(f"backend declarations form a 'base' cycle: {cycle}")
         if backend in expanded:
             return
@@ -284,7 +315,8 @@ def discover(
             message = f"backend {backend!r} has no spec root for package {root!r}"
             if strict:
                 raise SpecConfigError(
-                    f"{message} (FLAGTREE_SPEC_STRICT=1); looked in {rdir}/backends/{backend}/spec, "
+                    f"{message} (FLAGTREE_SPEC_STRICT=1); looked in "
+                    f"{rdir}/backends/{backend}/spec, "
                     f"{rdir}/spec/{backend}"
                     + (f", {finder.repo}/third_party/{backend}" if finder.repo else "")
                     + " and the entry points of group flagtree_spec.backends"

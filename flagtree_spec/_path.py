@@ -78,9 +78,7 @@ def mirror_dirs(state: _state.RootState, name: str, rel: Sequence[str]) -> list[
 
 
 def _candidates(state: _state.RootState, rel: Sequence[str]) -> set[str]:
-    return {
-        os.path.normpath(os.path.join(r.mirror, *rel)) for r in state.mirrors() if r.mirror
-    }
+    return {os.path.normpath(os.path.join(r.mirror, *rel)) for r in state.mirrors() if r.mirror}
 
 
 def trunk_dirs(name: str) -> list[str]:
@@ -249,14 +247,14 @@ class ExcludeFinder:
     @classmethod
     def enable(cls) -> None:
         if not cls._installed:
-            sys.meta_path.insert(0, cls)  # type: ignore[arg-type]
+            sys.meta_path.insert(0, cls)
             cls._installed = True
 
     @classmethod
     def disable(cls) -> None:
         if cls._installed:
             while cls in sys.meta_path:
-                sys.meta_path.remove(cls)  # type: ignore[arg-type]
+                sys.meta_path.remove(cls)
             cls._installed = False
 
     @classmethod
@@ -273,7 +271,9 @@ class ExcludeFinder:
         if globally_excluded(fullname):
             drop: Sequence[str] = [r.mirror for r in state.mirrors() if r.mirror]
         else:
-            drop = [m for name, ms in state.dropped.items() if _excluded(fullname, (name,)) for m in ms]
+            drop = [
+                m for name, ms in state.dropped.items() if _excluded(fullname, (name,)) for m in ms
+            ]
         if not drop:
             if _debug:
                 cls._report(fullname, path, target, state)

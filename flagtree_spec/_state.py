@@ -92,7 +92,7 @@ def root_dir(root: str) -> str:
     """The folder of root package *root*'s ``__init__`` (symlinks unresolved)."""
     module = sys.modules.get(root)
     if module is not None:
-        origin = getattr(module, "__file__", None)
+        origin: Optional[str] = getattr(module, "__file__", None)
         is_package = getattr(module, "__path__", None) is not None
     else:
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, scenario
 
 ALPHA = str(SOURCE / "third_party" / "alpha" / "backend" / "spec" / "fixpkg")
@@ -167,7 +166,10 @@ def test_active_describes_state():
         env={"FLAGTREE_BACKEND": "alpha"},
     )
     assert out == [
-        "fixpkg", ["alpha"], "FLAGTREE_BACKEND", ["alpha"],
+        "fixpkg",
+        ["alpha"],
+        "FLAGTREE_BACKEND",
+        ["alpha"],
         ["fixpkg", "fixpkg.runtime"],
         [["fixpkg.runtime.jit", f"{ALPHA}/runtime/jit.py"]],
     ]

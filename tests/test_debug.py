@@ -18,7 +18,7 @@ def test_debug_logs_backend_directories_hook_modules_and_mirror_loads():
     alpha = SOURCE / "third_party" / "alpha" / "backend" / "spec"
     assert "flagtree_spec: root package fixpkg: backend stack alpha (FLAGTREE_BACKEND)" in err
     assert f"package fixpkg.runtime: added {alpha}/fixpkg/runtime" in err
-    assert f"hook module flagtree_spec._hooks.alpha_" in err and f"{alpha}/__init__.py" in err
+    assert "hook module flagtree_spec._hooks.alpha_" in err and f"{alpha}/__init__.py" in err
     assert f"module fixpkg.runtime.jit: loading from mirror {alpha}/fixpkg/runtime/jit.py" in err
     assert "fixpkg.runtime.autotuner: loading from mirror" not in err
     assert "hook init_language for root package 'fixpkg': init_language from" in err

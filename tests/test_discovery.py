@@ -7,7 +7,6 @@ import os
 import zipfile
 
 import pytest
-
 from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, scenario
 
 from flagtree_spec import _entrypoints
@@ -32,8 +31,11 @@ def test_installed_layouts_backends_then_spec_folder():
     assert out == [
         "gamma",
         "gamma",
-        [f"{base}/backends/gamma/spec/instpkg/runtime", f"{base}/spec/delta/instpkg/runtime",
-         f"{base}/runtime"],
+        [
+            f"{base}/backends/gamma/spec/instpkg/runtime",
+            f"{base}/spec/delta/instpkg/runtime",
+            f"{base}/runtime",
+        ],
         ["installed", "installed-alt"],
     ]
 
@@ -55,7 +57,8 @@ def test_installed_hook_module_imported_under_real_dotted_name_once():
 
 def test_alternate_installed_layout_hook_name():
     out = scenario(
-        "import json, instpkg; from flagtree_spec import spec; print(json.dumps(spec('module_name')))",
+        "import json, instpkg; from flagtree_spec import spec;"
+        " print(json.dumps(spec('module_name')))",
         path=[INSTALLED],
         env={"FLAGTREE_BACKEND": "delta"},
     )
@@ -128,7 +131,10 @@ def test_spec_path_variable_applies_without_backend_and_comes_first():
     """
     assert scenario(code, env={"FLAGTREE_SPEC_PATH": root}) == ["spec-path", "trunk", "spec-path"]
     assert scenario(code, env={"FLAGTREE_SPEC_PATH": root, "FLAGTREE_BACKEND": "alpha"}) == [
-        "spec-path", "alpha", "spec-path"]
+        "spec-path",
+        "alpha",
+        "spec-path",
+    ]
 
 
 def test_spec_path_variable_empty_missing_and_relative_entries(tmp_path):
@@ -222,8 +228,10 @@ def test_entry_point_must_name_an_importable_package(tmp_path, value):
 
 
 def test_entry_point_scan_agrees_with_importlib_metadata():
-    paths = [str(FIXTURES / "entry_point" / "site-packages"),
-             str(FIXTURES / "entry_point_collision" / "site-packages")]
+    paths = [
+        str(FIXTURES / "entry_point" / "site-packages"),
+        str(FIXTURES / "entry_point_collision" / "site-packages"),
+    ]
     ours = sorted((ep.name, ep.value) for ep in _entrypoints.scan(paths))
     theirs = sorted(
         (ep.name, ep.value)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, run_python, scenario
 
 from flagtree_spec import SpecError, SpecImportError
@@ -249,8 +248,10 @@ def test_objects_from_private_hook_module_pickle_into_child_process():
         import json, pickle, subprocess, sys, fixpkg
         from flagtree_spec import spec
         blob = pickle.dumps(spec("make_payload", 7))
-        code = "import pickle, sys, fixpkg; obj = pickle.loads(sys.stdin.buffer.read()); print(type(obj).__module__, obj.value)"
-        out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True)
+        code = ("import pickle, sys, fixpkg; obj = pickle.loads(sys.stdin.buffer.read());"
+                " print(type(obj).__module__, obj.value)")
+        out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True,
+                             check=True)
         print(out.stdout.decode().strip())
         """,
         env={"FLAGTREE_BACKEND": "alpha"},

@@ -64,9 +64,7 @@ def test_inherit_override_keeps_its_own_docstring():
 
 
 def test_inherit_override_without_docstring_takes_lower_docstring():
-    out = run(
-        "import json, inhpkg.nodoc as m; print(json.dumps([m.__doc__, m.VALUE]))", "low"
-    )
+    out = run("import json, inhpkg.nodoc as m; print(json.dumps([m.__doc__, m.VALUE]))", "low")
     assert out == ["Trunk docstring of nodoc.", "low"]
 
 

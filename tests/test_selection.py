@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from conftest import FIXTURES, scenario
 
 from flagtree_spec import SpecConfigError
@@ -66,8 +65,16 @@ def test_very_long_value_is_quoted_shortened():
 
 @pytest.mark.parametrize(
     ("value", "stack"),
-    [("", ()), ("   ", ()), ("none", ()), (" a ", ("a",)), ("a , b", ("a", "b")),
-     ("alpha\n", ("alpha",)), ("A_b-9", ("A_b-9",)), ("x" * 64, ("x" * 64,))],
+    [
+        ("", ()),
+        ("   ", ()),
+        ("none", ()),
+        (" a ", ("a",)),
+        ("a , b", ("a", "b")),
+        ("alpha\n", ("alpha",)),
+        ("A_b-9", ("A_b-9",)),
+        ("x" * 64, ("x" * 64,)),
+    ],
 )
 def test_valid_backend_values(value, stack):
     assert parse_stack(value, "FLAGTREE_BACKEND") == stack
@@ -110,15 +117,21 @@ def test_environment_repeating_marker_is_fine():
 
 
 def test_marker_contradicted_by_env_is_config_error():
-    out = scenario(ERR.format(pkg="mkpkg"), path=site("marker_file"),
-                   env={"FLAGTREE_BACKEND": "alpha"})
+    out = scenario(
+        ERR.format(pkg="mkpkg"), path=site("marker_file"), env={"FLAGTREE_BACKEND": "alpha"}
+    )
     assert out[0] == "SpecConfigError"
-    assert "'alpha'" in out[1] and "'gamma'" in out[1] and "FLAGTREE_SPEC_ALLOW_MISMATCH=1" in out[1]
+    assert (
+        "'alpha'" in out[1] and "'gamma'" in out[1] and "FLAGTREE_SPEC_ALLOW_MISMATCH=1" in out[1]
+    )
 
 
 def test_mismatch_allowed_by_switch():
-    out = scenario(JIT, path=site("marker_file"),
-                   env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_ALLOW_MISMATCH": "1"})
+    out = scenario(
+        JIT,
+        path=site("marker_file"),
+        env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_ALLOW_MISMATCH": "1"},
+    )
     assert out == "trunk"  # alpha has no spec root in this tree
 
 
@@ -131,8 +144,11 @@ def test_empty_environment_variable_means_not_set():
 
 
 def test_switch_with_bad_value_is_config_error():
-    out = scenario(ERR.format(pkg="mkpkg"), path=site("marker_file"),
-                   env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_ALLOW_MISMATCH": "yes"})
+    out = scenario(
+        ERR.format(pkg="mkpkg"),
+        path=site("marker_file"),
+        env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_ALLOW_MISMATCH": "yes"},
+    )
     assert out[0] == "SpecConfigError" and "FLAGTREE_SPEC_ALLOW_MISMATCH='yes'" in out[1]
 
 

@@ -21,7 +21,7 @@ from typing import Optional
 
 __all__ = ["HookFinder"]
 
-__path__: list[str] = []
+__path__: list[str] = []  # type: ignore[no-redef]
 
 
 class HookFinder:
@@ -34,7 +34,7 @@ class HookFinder:
         path: Optional[Sequence[str]] = None,
         target: Optional[ModuleType] = None,
     ) -> Optional[ModuleSpec]:
-        prefix, dot, tail = fullname.rpartition(".")
+        prefix, _, tail = fullname.rpartition(".")
         if prefix != __name__ or not tail:
             return None
         from .._state import private_hook_root
@@ -43,10 +43,8 @@ class HookFinder:
         if root is None or root.hooks is None:
             return None
         locations = [os.path.dirname(root.hooks)] if root.hooks_package else None
-        return spec_from_file_location(
-            fullname, root.hooks, submodule_search_locations=locations
-        )
+        return spec_from_file_location(fullname, root.hooks, submodule_search_locations=locations)
 
 
-if HookFinder not in sys.meta_path:  # type: ignore[comparison-overlap]
-    sys.meta_path.append(HookFinder)  # type: ignore[arg-type]
+if HookFinder not in sys.meta_path:
+    sys.meta_path.append(HookFinder)

@@ -1,0 +1,2 @@
+def configs():
+    return ["BLOCK=128", "BLOCK=256"]

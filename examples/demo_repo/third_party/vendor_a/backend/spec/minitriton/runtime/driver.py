@@ -1,0 +1,2 @@
+def device():
+    return "vendor_a accelerator"

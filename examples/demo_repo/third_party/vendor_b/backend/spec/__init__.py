@@ -1,0 +1,5 @@
+"""Hooks of backend vendor_b."""
+
+
+def lower_op(op):
+    return f"vendor_b.{op}"

@@ -1,0 +1,2 @@
+def configs():
+    return ["BLOCK=64 (vendor_b)"]
