@@ -1,12 +1,12 @@
 """Hook calls: ``spec()`` and ``spec_func()`` and the tables they read.
 
-The work is done once: when the state changes, a *dispatch* object is
-installed in the module global ``_dispatch``; a call is then one subscription
-and one call.  A :class:`HookTable` is a ``dict`` from hook name to the hook
-callable (or ``None``); a name seen for the first time is resolved by
-``__missing__``, which also loads the root's hook modules the first time it
-runs.  With several specialised roots the dispatch object looks at the
-caller's module instead (see :mod:`flagtree_spec._state`).
+The work is done once: when the state changes, a plain ``dict`` from hook
+name to hook callable (or ``None``) and a function for misses are installed
+in the module globals ``_table`` and ``_miss``; a call is then one dictionary
+subscription and one call.  A miss is resolved by :meth:`HookTable.resolve`,
+which loads the root's hook modules the first time it runs and stores the
+answer.  With several specialised roots the table stays empty and the miss
+function looks at the caller's module instead (see :mod:`flagtree_spec._state`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Optional
 
 from ._errors import SpecError, SpecImportError
 from ._log import logger
@@ -24,13 +24,9 @@ if TYPE_CHECKING:
 
     from ._discovery import SpecRoot
 
-__all__ = ["HookTable", "clear_failures", "set_dispatch", "spec", "spec_func"]
+__all__ = ["HookTable", "clear_failures", "dispatch", "set_dispatch", "spec", "spec_func"]
 
 Hook = Callable[..., Any]
-
-
-class Dispatch(Protocol):
-    def __getitem__(self, hook: str, /) -> Optional[Hook]: ...
 
 
 # Hook modules that failed to import, by module name, until activate() clears them.
@@ -78,18 +74,18 @@ def _new_failure(name: str) -> SpecImportError:
     return error
 
 
-class HookTable(dict):  # type: ignore[type-arg]
+class HookTable:
     """Hook name -> the first hook callable in priority order, or ``None``.
 
-    Filled on demand: ``__missing__`` loads the hook modules (once) and
-    resolves the name, and the result is stored so the next lookup is a plain
-    dictionary hit.
+    ``hooks`` is a plain ``dict`` filled on demand: :meth:`resolve` loads the
+    hook modules (once) and looks the name up, and the result is stored so the
+    next lookup is a plain dictionary hit.
     """
 
-    __slots__ = ("_modules", "label", "spec_roots")
+    __slots__ = ("_modules", "hooks", "label", "spec_roots")
 
     def __init__(self, label: str, spec_roots: Sequence[SpecRoot]) -> None:
-        super().__init__()
+        self.hooks: dict[str, Optional[Hook]] = {}
         self.label = label
         self.spec_roots = tuple(r for r in spec_roots if r.hook_name is not None)
         self._modules: Optional[list[tuple[SpecRoot, ModuleType]]] = None
@@ -105,7 +101,14 @@ class HookTable(dict):  # type: ignore[type-arg]
     def loaded(self) -> bool:
         return self._modules is not None
 
-    def __missing__(self, hook: str) -> Optional[Hook]:
+    def __getitem__(self, hook: str) -> Optional[Hook]:
+        try:
+            return self.hooks[hook]
+        except (KeyError, TypeError):
+            return self.resolve(hook)
+
+    def resolve(self, hook: str) -> Optional[Hook]:
+        """Find *hook* in the hook modules and remember the answer."""
         if not isinstance(hook, str):
             raise SpecError(f"a hook name must be a str, not {type(hook).__name__} {hook!r}")
         for root, module in self.modules():
@@ -114,10 +117,11 @@ class HookTable(dict):  # type: ignore[type-arg]
                 logger.debug(
                     "hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks
                 )
-                self[hook] = func
+                self.hooks[hook] = func
                 return func  # type: ignore[no-any-return]
-        logger.debug("hook %s for %s: defined by no backend", hook, self.label)
-        self[hook] = None
+        if self.spec_roots:
+            logger.debug("hook %s for %s: defined by no backend", hook, self.label)
+        self.hooks[hook] = None
         return None
 
 
@@ -125,20 +129,26 @@ def _name(func: object) -> str:
     return getattr(func, "__qualname__", None) or repr(func)
 
 
-class _Empty:
-    """Dispatch with no root known yet; replaced before first use."""
-
-    def __getitem__(self, hook: str, /) -> Optional[Hook]:
-        raise AssertionError("dispatch used before the state was set")
+def _unset(hook: str) -> Optional[Hook]:
+    raise AssertionError("spec() used before the state was set")
 
 
-_dispatch: Dispatch = _Empty()
+# What spec() consults: a plain dict (a hit is one subscription) and the
+# function that handles a miss.  Both are replaced together by set_dispatch().
+_table: dict[str, Optional[Hook]] = {}
+_miss: Callable[[str], Optional[Hook]] = _unset
 
 
-def set_dispatch(dispatch: Dispatch) -> None:
-    """Install the object that ``spec()`` and ``spec_func()`` consult."""
-    global _dispatch
-    _dispatch = dispatch
+def set_dispatch(table: dict[str, Optional[Hook]], miss: Callable[[str], Optional[Hook]]) -> None:
+    """Install what ``spec()`` and ``spec_func()`` consult."""
+    global _table, _miss
+    _miss = miss  # first: a call that still sees the old table resolves in the new state
+    _table = table
+
+
+def dispatch() -> tuple[dict[str, Optional[Hook]], Callable[[str], Optional[Hook]]]:
+    """The current dispatch pair (for saving and restoring the state)."""
+    return _table, _miss
 
 
 def spec(hook: str, /, *args: Any, **kwargs: Any) -> Any:
@@ -150,10 +160,15 @@ def spec(hook: str, /, *args: Any, **kwargs: Any) -> Any:
     hook may legitimately return a falsy value (``0``, an empty array), do not
     write ``spec("h", x) or default``; use ``spec_func("h") or default``.
     """
-    func = _dispatch[hook]
+    try:
+        func = _table[hook]
+    except (KeyError, TypeError):
+        func = _miss(hook)
     if func is None:
         return None
-    return func(*args, **kwargs)
+    if kwargs:
+        return func(*args, **kwargs)
+    return func(*args)
 
 
 def spec_func(hook: str, /) -> Optional[Hook]:
@@ -163,4 +178,7 @@ def spec_func(hook: str, /) -> Optional[Hook]:
 
         add = spec_func("atomic_add_int64") or default_atomic_add
     """
-    return _dispatch[hook]
+    try:
+        return _table[hook]
+    except (KeyError, TypeError):
+        return _miss(hook)

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
@@ -22,9 +22,6 @@ from ._config import env_flag, parse_module_names, parse_stack, read_marker
 from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
-
-if TYPE_CHECKING:
-    from ._calls import Dispatch
 
 __all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_of"]
 
@@ -182,16 +179,7 @@ def disabled() -> tuple[str, ...]:
 # --------------------------------------------------------------------------- dispatch
 
 
-class _NullTable(HookTable):
-    """No root is specialised: every hook is undefined."""
-
-    __slots__ = ()
-
-    def modules(self) -> list[tuple[SpecRoot, object]]:  # type: ignore[override]
-        return []
-
-
-_NULL = _NullTable("no specialised root package", ())
+_NULL = HookTable("no specialised root package", ())
 
 
 def _caller_root(depth: int) -> str:
@@ -199,49 +187,44 @@ def _caller_root(depth: int) -> str:
     return str(name).partition(".")[0]
 
 
-class _FirstCall:
-    """No root package known yet: resolve the caller's root, then step aside."""
-
-    def __getitem__(self, hook: str, /) -> Optional[Hook]:
-        root = _caller_root(2)
-        try:
-            state = state_of(root)
-        except SpecError as exc:
-            raise SpecError(
-                f"spec({hook!r}) was called from {root!r}, which is not inside a root package, "
-                "and no root package has called spec_path() yet; use for_root('pkg').spec"
-            ) from exc
-        return state.table[hook] if state.specialised else None
+def _first_call(hook: str) -> Optional[Hook]:
+    """No root package known yet: resolve the caller's root (the dispatch then changes)."""
+    root = _caller_root(2)
+    try:
+        state = state_of(root)
+    except SpecError as exc:
+        raise SpecError(
+            f"spec({hook!r}) was called from {root!r}, which is not inside a root package, "
+            "and no root package has called spec_path() yet; use for_root('pkg').spec"
+        ) from exc
+    return state.table[hook] if state.specialised else _NULL[hook]
 
 
-class _ByCaller:
+def _by_caller(hook: str) -> Optional[Hook]:
     """Several roots are specialised: the caller's root package decides."""
-
-    def __getitem__(self, hook: str, /) -> Optional[Hook]:
-        root = _caller_root(2)
-        state = _roots.get(root)
-        if state is None:
-            known = ", ".join(sorted(r for r, s in _roots.items() if s.specialised))
-            raise SpecError(
-                f"spec({hook!r}) was called from outside every root package ({root!r}) while "
-                f"several are specialised ({known}); use for_root('pkg').spec"
-            )
-        return state.table[hook] if state.specialised else None
+    root = _caller_root(2)
+    state = _roots.get(root)
+    if state is None:
+        known = ", ".join(sorted(r for r, s in _roots.items() if s.specialised))
+        raise SpecError(
+            f"spec({hook!r}) was called from outside every root package ({root!r}) while "
+            f"several are specialised ({known}); use for_root('pkg').spec"
+        )
+    return state.table[hook] if state.specialised else _NULL[hook]
 
 
 def refresh_dispatch() -> None:
-    """Derive the dispatch object of ``spec()`` from the known root states."""
+    """Derive what ``spec()`` consults from the known root states."""
     specialised = [s for s in _roots.values() if s.specialised]
-    dispatch: Dispatch
     if not _roots:
-        dispatch = _FirstCall()
+        _calls.set_dispatch({}, _first_call)
     elif not specialised:
-        dispatch = _NULL
+        _calls.set_dispatch(_NULL.hooks, _NULL.resolve)
     elif len(specialised) == 1:
-        dispatch = specialised[0].table
+        table = specialised[0].table
+        _calls.set_dispatch(table.hooks, table.resolve)
     else:
-        dispatch = _ByCaller()
-    _calls.set_dispatch(dispatch)
+        _calls.set_dispatch({}, _by_caller)
 
 
 refresh_dispatch()
