@@ -25,7 +25,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 
 from . import _path, _state
-from ._config import parse_module_names
+from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
 
@@ -127,7 +127,7 @@ def install(root: str) -> None:
     edits.  The packages of *root* imported already get their ``__path__``
     specialised now.  Installing a root twice does nothing more.
     """
-    if not isinstance(root, str) or "." in root or not parse_module_names(root, "install()"):
+    if not isinstance(root, str) or "." in root or not is_module_name(root):
         raise SpecError(f"install({root!r}): give a top-level package name like 'triton'")
     with _state.lock:
         if AutoFinder not in sys.meta_path:
@@ -148,7 +148,8 @@ def uninstall(root: str) -> None:
 
     The mirror directories auto mode added to the ``__path__`` of packages of
     *root* are removed, so their submodules imported from now on come from
-    the trunk; modules already imported stay as they are.  When no root is
+    the trunk; modules already imported stay as they are, and so do packages
+    whose ``__init__`` calls ``spec_path`` itself.  When no root is
     left, the finder leaves ``sys.meta_path``.
     """
     if not isinstance(root, str):
@@ -157,7 +158,7 @@ def uninstall(root: str) -> None:
         _roots.discard(root)
         for name in [n for n in _owned if n == root or n.startswith(root + ".")]:
             package = _owned.pop(name)
-            if _path._packages.get(name) is not package:
+            if _path._packages.get(name) is not package or name in _path.called:
                 continue
             del _path._packages[name]
             added = set(package.mirrors)

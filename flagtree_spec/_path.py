@@ -45,6 +45,8 @@ class Package:
 _packages: dict[str, Package] = {}
 # Full module names excluded by spec_path(exclude=...), per root package.
 _user_exclude: dict[str, set[str]] = {}
+# Packages that called spec_path() themselves: auto mode's uninstall() leaves them alone.
+called: set[str] = set()
 
 
 def packages() -> dict[str, Package]:
@@ -159,6 +161,7 @@ def spec_path(
         package = _packages.get(name)
         if package is None or package.path is not path:
             package = _record(name, path, module, state)
+        called.add(name)
         if extra_names or state.dropped or _state.disabled():
             ExcludeFinder.enable()
         return list(package.mirrors)
