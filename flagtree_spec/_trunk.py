@@ -8,7 +8,6 @@ caches keyed on the trunk.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 from collections.abc import Callable
@@ -81,6 +80,8 @@ def fingerprint(root: str) -> str:
     cached = _fingerprints.get(root)
     if cached is not None and cached[0] is state:
         return cached[1]
+    import hashlib  # only here: importing it costs milliseconds at start-up
+
     digest = hashlib.sha256()
     digest.update(f"flagtree-spec fingerprint 1\0stack\0{','.join(state.stack)}\0".encode())
     for spec_root in state.spec_roots:
