@@ -6,9 +6,8 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from . import _calls, _path, _state
 from ._calls import Hook
@@ -134,8 +133,7 @@ def activate(
     return Activation(saved)
 
 
-@dataclass(frozen=True)
-class ActiveState:
+class ActiveState(NamedTuple):
     """What :func:`active` reports for one root package."""
 
     root: str

@@ -9,7 +9,6 @@ configuration means.
 from __future__ import annotations
 
 import os
-import re
 from typing import Final, NamedTuple, Optional
 
 from ._errors import SpecConfigError
@@ -32,8 +31,9 @@ MARKER_FILE: Final = "FLAGTREE_BACKEND"
 MARKER_MODULE: Final = "_flagtree_backend.py"
 DECLARATION: Final = "flagtree_spec.json"
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_CHARS = _LETTERS | frozenset("0123456789-")
+_IDENT_CHARS = _LETTERS | frozenset("0123456789")
 _MAX_NAME: Final = 64
 _MAX_MARKER: Final = 4096
 _MAX_DECLARATION: Final = 65536
@@ -69,7 +69,7 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
             raise SpecConfigError(
                 f"{what}={quote(value)}: 'none' means no backend and cannot be part of a stack"
             )
-        if len(name) > _MAX_NAME or _NAME.fullmatch(name) is None:
+        if not _is_name(name):
             raise SpecConfigError(
                 f"{what}={quote(value)}: {quote(name)} is not a backend name ({_NAME_RULE})"
             )
@@ -83,12 +83,7 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
 
 def check_backend_name(name: object, what: str) -> str:
     """Return *name* if it is a valid single backend name, else raise."""
-    if (
-        not isinstance(name, str)
-        or name == "none"
-        or len(name) > _MAX_NAME
-        or _NAME.fullmatch(name) is None
-    ):
+    if not isinstance(name, str) or name == "none" or not _is_name(name):
         shown = quote(name) if isinstance(name, str) else repr(name)
         raise SpecConfigError(f"{what}: {shown} is not a backend name ({_NAME_RULE})")
     return name
@@ -101,7 +96,7 @@ def parse_module_names(value: str, what: str) -> tuple[str, ...]:
         name = raw.strip()
         if not name:
             continue
-        if _MODULE.fullmatch(name) is None:
+        if not is_module_name(name):
             raise SpecConfigError(
                 f"{what}={quote(value)}: {quote(name)} is not a dotted module name "
                 "(like 'triton.runtime.jit')"
@@ -112,7 +107,14 @@ def parse_module_names(value: str, what: str) -> tuple[str, ...]:
 
 def is_module_name(name: str) -> bool:
     """Return whether *name* is a dotted module name such as ``runtime.jit``."""
-    return _MODULE.fullmatch(name) is not None
+    return all(
+        part and part[0] in _LETTERS and _IDENT_CHARS.issuperset(part) for part in name.split(".")
+    )
+
+
+def _is_name(name: str) -> bool:
+    """The full match of ``[A-Za-z_][A-Za-z0-9_-]*``, at most 64 characters (ASCII only)."""
+    return 0 < len(name) <= _MAX_NAME and name[0] in _LETTERS and _NAME_CHARS.issuperset(name)
 
 
 def env_flag(name: str) -> bool:

@@ -9,7 +9,6 @@ same code as the runtime.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Optional
@@ -63,10 +62,17 @@ _PRIVATE_PREFIX = "flagtree_spec._hooks."
 
 
 def hook_module_name(label: Optional[str], hooks_file: str) -> str:
-    """The private, stable name of a hook module outside the root package."""
-    digest = hashlib.sha1(os.path.realpath(hooks_file).encode("utf-8", "surrogatepass")).hexdigest()
+    """The private, stable name of a hook module outside the root package.
+
+    The suffix is a 64-bit FNV-1a digest of the file's real path: stable
+    across processes (so a child process finds the same module again) and
+    cheap, with no import of :mod:`hashlib` on the start-up path.
+    """
+    digest = 0xCBF29CE484222325
+    for byte in os.path.realpath(hooks_file).encode("utf-8", "surrogateescape"):
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     tag = (label or "path").replace("-", "_")
-    return f"{_PRIVATE_PREFIX}{tag}_{digest[:12]}"
+    return f"{_PRIVATE_PREFIX}{tag}_{digest:016x}"
 
 
 # FLAGTREE_SPEC_PATH is resolved against the working directory once per value.

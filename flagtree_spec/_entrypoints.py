@@ -12,7 +12,6 @@ against :mod:`importlib.metadata` on every supported Python version.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -32,7 +31,10 @@ class EntryPoint(NamedTuple):
 
 def _normalise(dist_folder: str) -> str:
     name = dist_folder.rpartition(".")[0].partition("-")[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
+    # PEP 503: runs of "-", "_" and "." are one "-".
+    return "-".join(
+        part for part in name.replace("_", "-").replace(".", "-").split("-") if part
+    ).lower()
 
 
 def _parse(text: str, group: str) -> list[tuple[str, str]]:

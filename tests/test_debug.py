@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from conftest import SOURCE, run_python
 
 
@@ -30,3 +32,32 @@ def test_no_output_without_debug():
         env={"FLAGTREE_BACKEND": "alpha"},
     )
     assert proc.stderr == ""
+
+
+def test_logger_used_when_program_configured_logging_without_variable():
+    proc = run_python(
+        """
+        import logging, sys
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s")
+        import fixpkg.runtime.jit
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    assert "flagtree_spec root package fixpkg: backend stack alpha" in proc.stderr
+
+
+def test_importing_the_library_loads_no_heavy_modules():
+    proc = run_python(
+        """
+        import json, sys
+        before = set(sys.modules)
+        import flagtree_spec, fixpkg.runtime.jit
+        new = sorted(set(sys.modules) - before)
+        print(json.dumps(new))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    new = set(json.loads(proc.stdout))
+    heavy = {"logging", "dataclasses", "inspect", "hashlib", "importlib.metadata", "ast", "re"}
+    assert not (new & heavy), sorted(new & heavy)
+    assert "flagtree_spec._path" in new
