@@ -1,0 +1,248 @@
+"""DESIGN §6 and §8: ``flagtree-spec run`` and ``flagtree-spec autostart``.
+
+Every scenario runs the command line in a fresh interpreter,
+``python -m flagtree_spec ...``, with the unmodified fixture package on
+PYTHONPATH and backend ``zeta`` found through FLAGTREE_SOURCE_ROOT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from conftest import FIXTURES, LIBRARY, ScenarioError, clean_env
+
+from flagtree_spec._run import AUTOSTART_FILE, AUTOSTART_LINE
+
+SRC = FIXTURES / "unmodified"
+BACKENDS = FIXTURES / "unmodified_backends"
+ENV = {"FLAGTREE_SOURCE_ROOT": str(BACKENDS)}
+
+CHILDREN = """
+import json, multiprocessing, os, subprocess, sys
+
+
+def where():
+    import unmodpkg.runtime.jit as jit
+    return jit.WHERE
+
+
+def main():
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        spawned = pool.apply(where)
+    sub = subprocess.run(
+        [sys.executable, "-c", "import unmodpkg.runtime.jit as j; "
+         "print(j.WHERE, os.environ.get('CHAINED'))".replace("os.", "__import__('os')."),
+        ],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    print(json.dumps({"main": where(), "spawn": spawned, "subprocess": sub[0],
+                      "chained": sub[1], "argv": sys.argv,
+                      "path0": sys.path[0], "name": __name__}))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def cli(
+    *args: str,
+    env: Optional[dict] = None,
+    cwd: Optional[Path] = None,
+    expect_rc: int = 0,
+    pythonpath: tuple = (),
+) -> subprocess.CompletedProcess:
+    full_env = clean_env({**ENV, **(env or {})})
+    full_env["PYTHONPATH"] = os.pathsep.join([*map(str, pythonpath), str(SRC), LIBRARY])
+    proc = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", *args],
+        env=full_env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if proc.returncode != expect_rc:
+        raise ScenarioError(
+            f"exit code {proc.returncode}, expected {expect_rc}\n--- stdout\n{proc.stdout}"
+            f"\n--- stderr\n{proc.stderr}"
+        )
+    return proc
+
+
+def last_json(proc: subprocess.CompletedProcess) -> object:
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def children_script(tmp_path: Path) -> Path:
+    script = tmp_path / "prog.py"
+    script.write_text(CHILDREN)
+    return script
+
+
+def test_run_script_with_root_and_backend_specialises_it_and_its_children(children_script):
+    out = last_json(cli("run", "-b", "zeta", "--root", "unmodpkg", str(children_script), "a", "-x"))
+    assert out["main"] == "zeta"
+    assert out["spawn"] == "zeta"  # multiprocessing, spawn start method
+    assert out["subprocess"] == "zeta"  # subprocess running Python
+    assert out["argv"] == [str(children_script), "a", "-x"]
+    assert out["path0"] == str(children_script.parent)
+    assert out["name"] == "__main__"
+
+
+def test_run_without_it_the_same_program_sees_trunk(children_script):
+    proc = subprocess.run(
+        [sys.executable, str(children_script)],
+        env={
+            **clean_env({**ENV, "FLAGTREE_BACKEND": "zeta"}),
+            "PYTHONPATH": os.pathsep.join([str(SRC), LIBRARY]),
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = last_json(proc)
+    assert (out["main"], out["spawn"], out["subprocess"]) == ("trunk", "trunk", "trunk")
+
+
+def test_run_roots_from_flagtree_spec_auto(children_script):
+    out = last_json(
+        cli(
+            "run",
+            str(children_script),
+            env={"FLAGTREE_SPEC_AUTO": "unmodpkg", "FLAGTREE_BACKEND": "zeta"},
+        )
+    )
+    assert (out["main"], out["spawn"], out["subprocess"]) == ("zeta", "zeta", "zeta")
+
+
+def test_run_children_still_run_the_environments_own_sitecustomize(tmp_path, children_script):
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    (custom / "sitecustomize.py").write_text("import os\nos.environ['CHAINED'] = 'yes'\n")
+    out = last_json(
+        cli("run", "-b", "zeta", "--root", "unmodpkg", str(children_script), pythonpath=(custom,))
+    )
+    assert (out["subprocess"], out["chained"]) == ("zeta", "yes")
+
+
+def test_run_module_with_arguments_that_look_like_options(tmp_path):
+    (tmp_path / "tool.py").write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            import unmodpkg.runtime.jit as jit
+            print(json.dumps([jit.WHERE, sys.argv[1:], __name__, sys.path[0]]))
+            """
+        )
+    )
+    out = last_json(
+        cli(
+            "run",
+            "--root",
+            "unmodpkg",
+            "-b",
+            "zeta",
+            "-m",
+            "tool",
+            "-x",
+            "--root",
+            "y",
+            cwd=tmp_path,
+        )
+    )
+    assert out == ["zeta", ["-x", "--root", "y"], "__main__", str(tmp_path)]
+
+
+def test_run_exit_code_of_the_program_is_the_exit_code(tmp_path):
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    cli("run", "--root", "unmodpkg", str(script), expect_rc=3)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["run", "prog.py"], {}, "--root R (repeatable) or FLAGTREE_SPEC_AUTO"),
+        (["run", "--root", "unmodpkg"], {}, "give the program to run"),
+        (["run", "--root", "unmodpkg", "-m"], {}, "-m needs a module name"),
+        (["run", "--root", "unmodpkg", "-b", "../x", "prog.py"], {}, "not a backend name"),
+        (["run", "--root", "unmodpkg.runtime", "prog.py"], {}, "not a top-level package"),
+        (["run", "prog.py"], {"FLAGTREE_SPEC_AUTO": "a/b"}, "FLAGTREE_SPEC_AUTO="),
+        (["run", "--root", "unmodpkg", "missing.py"], {}, "no such script 'missing.py'"),
+        (["run", "--root", "unmodpkg", "-m", "no_such_module"], {}, "no module named"),
+    ],
+)
+def test_run_usage_errors_exit_2(tmp_path, args, env, message):
+    proc = cli(*args, env=env, cwd=tmp_path, expect_rc=2)
+    assert message in proc.stderr
+
+
+def test_autostart_enable_writes_one_pth_line_and_disable_removes_it(tmp_path):
+    proc = cli("autostart", "enable", "--site-dir", str(tmp_path))
+    pth = tmp_path / AUTOSTART_FILE
+    assert pth.read_text() == AUTOSTART_LINE
+    assert str(pth) in proc.stdout
+    assert AUTOSTART_LINE.startswith("import ") and AUTOSTART_LINE.count("\n") == 1
+    cli("autostart", "disable", "--site-dir", str(tmp_path))
+    assert not pth.exists()
+    proc = cli("autostart", "disable", "--site-dir", str(tmp_path))
+    assert "was not enabled" in proc.stdout
+
+
+def test_autostart_missing_site_dir_exits_2(tmp_path):
+    proc = cli("autostart", "enable", "--site-dir", str(tmp_path / "nope"), expect_rc=2)
+    assert "is not a directory" in proc.stderr
+
+
+SITE_PROBE = """
+import json, site, sys
+site.addsitedir(%r)
+import unmodpkg.runtime.jit as jit
+print(json.dumps([jit.WHERE, "flagtree_spec" in sys.modules]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("auto", "expected"), [("unmodpkg", ["zeta", True]), ("", ["trunk", False])]
+)
+def test_autostart_line_starts_auto_mode_only_when_flagtree_spec_auto_is_set(
+    tmp_path, auto, expected
+):
+    cli("autostart", "enable", "--site-dir", str(tmp_path))
+    env = clean_env({**ENV, "FLAGTREE_BACKEND": "zeta", "FLAGTREE_SPEC_AUTO": auto})
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), LIBRARY])
+    proc = subprocess.run(
+        [sys.executable, "-c", SITE_PROBE % str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(proc.stdout) == expected
+    assert proc.stderr == ""
+
+
+def test_autostart_line_is_harmless_when_the_library_is_not_installed(tmp_path):
+    cli("autostart", "enable", "--site-dir", str(tmp_path))
+    env = clean_env({"FLAGTREE_SPEC_AUTO": "unmodpkg"})
+    env["PYTHONPATH"] = str(SRC)  # no library, and -S: no site-packages either
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", SITE_PROBE % str(tmp_path)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(proc.stdout) == ["trunk", False]
+    assert proc.stderr == ""
