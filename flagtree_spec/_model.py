@@ -1,0 +1,923 @@
+"""The static model: which file the import system would load for every module.
+
+Given a trunk (the root package's folder) and the spec roots of a backend
+stack, the model predicts, without importing or executing anything, what
+Python's path finder does once the runtime has put the mirror directories on
+the packages' ``__path__``:
+
+* within one folder a package folder (with an ``__init__``) beats an
+  extension module beats ``.py`` beats ``.pyc``; across the folders of a
+  ``__path__`` the first folder that has the module wins, and a folder
+  without ``__init__`` is only a namespace portion, used when no folder has
+  a module or a package of that name;
+* a package is specialised when its ``__init__`` that loads calls
+  ``spec_path(__path__)`` (the guarded ``try``/``else`` idiom counts; so does
+  a package-init override that runs ``inherit(globals())`` on an ``__init__``
+  that calls it), or in auto mode; namespace sub-packages follow their
+  parent's path;
+* ``spec_path`` puts the mirror directories of the package first, then its
+  trunk directories; for a package-init override the trunk directories are
+  derived from the parent's, exactly as the runtime does;
+* names excluded by ``spec_path(exclude=...)`` or by a declaration load from
+  the trunk only (or not at all, when the trunk has no such module).
+
+Every file is read, decoded (PEP 263) and parsed at most once; the facts the
+checks need are extracted from each syntax tree in one pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.machinery
+import importlib.util
+import io
+import os
+import sys
+import tokenize
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple, Optional
+
+from . import _entrypoints
+from ._config import is_module_name, parse_stack, read_marker
+from ._discovery import SpecRoot, discover, explicit_roots
+from ._errors import SpecError
+
+__all__ = [
+    "Facts",
+    "ImportFrom",
+    "InputError",
+    "Model",
+    "Module",
+    "Problem",
+    "Source",
+    "load",
+]
+
+EXTENSION_SUFFIXES: tuple[str, ...] = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+# The path finder's loader order inside one folder: extension, source, bytecode.
+_SUFFIXES: tuple[str, ...] = (*EXTENSION_SUFFIXES, ".py", ".pyc")
+# Any compiled file, whatever interpreter it was built for.
+COMPILED_SUFFIXES: tuple[str, ...] = (".so", ".pyd", ".pyc")
+
+
+class InputError(Exception):
+    """The command's input is unusable (a usage or input error: exit code 2)."""
+
+
+class Problem(NamedTuple):
+    """A file or folder that cannot be used as it is."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+# --------------------------------------------------------------------------- sources
+
+
+class ImportFrom(NamedTuple):
+    """One ``from X import a, b`` statement, with X resolved to an absolute name."""
+
+    module: str
+    names: tuple[str, ...]
+    line: int
+    col: int
+    guarded: bool  # inside a try that catches ImportError
+
+
+class SpecPathCall(NamedTuple):
+    """A ``spec_path(__path__, exclude=...)`` call at module level."""
+
+    line: int
+    exclude: tuple[str, ...]
+    exclude_known: bool  # False when exclude= is not a literal list of names
+
+
+class Facts:
+    """What the checks need from one syntax tree, extracted in one pass."""
+
+    __slots__ = (
+        "all_names",
+        "defined",
+        "defines_all",
+        "imported",
+        "imports",
+        "inherits",
+        "spec_path",
+    )
+
+    def __init__(self) -> None:
+        self.spec_path: Optional[SpecPathCall] = None
+        self.inherits = False
+        self.defines_all = False
+        self.defined: set[str] = set()
+        self.imported: set[str] = set()  # names bound by an import statement
+        self.all_names: Optional[tuple[str, ...]] = None
+        self.imports: list[tuple[int, Optional[str], tuple[str, ...], int, int, bool]] = []
+
+    def public(self) -> list[str]:
+        """The public names: a literal ``__all__``, else top-level names without
+        a leading underscore that an import statement did not bind."""
+        if self.all_names is not None:
+            return list(self.all_names)
+        return sorted(n for n in self.defined - self.imported if not n.startswith("_"))
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
+    for handler in handlers:
+        kind = handler.type
+        if kind is None:
+            return True
+        kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+        for k in kinds:
+            name = k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
+            if name in _IMPORT_ERRORS:
+                return True
+    return False
+
+
+def _call_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _string_list(node: ast.expr) -> Optional[tuple[str, ...]]:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        items = []
+        for elt in node.elts:
+            if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                return None
+            items.append(elt.value)
+        return tuple(items)
+    return None
+
+
+def _bind_target(facts: Facts, target: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        facts.defined.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(facts, elt)
+    elif isinstance(target, ast.Starred):
+        _bind_target(facts, target.value)
+
+
+def _module_call(facts: Facts, value: ast.expr, line: int) -> None:
+    """Record a module-level call of spec_path, inherit, bind_symbols or globals()."""
+    if not isinstance(value, ast.Call):
+        return
+    name = _call_name(value.func)
+    if name == "spec_path" and value.args and _call_name(value.args[0]) == "__path__":
+        exclude: tuple[str, ...] = ()
+        known = True
+        for keyword in value.keywords:
+            if keyword.arg == "exclude":
+                found = _string_list(keyword.value)
+                if found is None:
+                    known = False
+                else:
+                    exclude = found
+        previous = facts.spec_path
+        if previous is not None:
+            exclude = previous.exclude + exclude
+            known = known and previous.exclude_known
+        facts.spec_path = SpecPathCall(line, exclude, known)
+    elif name == "inherit":
+        facts.inherits = True
+        facts.defines_all = True
+    elif name == "bind_symbols":
+        facts.defines_all = True
+    elif (
+        name == "update"
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Call)
+        and _call_name(value.func.value.func) in ("globals", "vars")
+    ):
+        facts.defines_all = True
+
+
+def _extract(tree: ast.Module) -> Facts:
+    """Walk the statements of *tree* once (expressions only where needed)."""
+    facts = Facts()
+
+    def statements(body: Sequence[ast.stmt], top: bool, guarded: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                names = tuple(a.name for a in node.names)
+                facts.imports.append(
+                    (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
+                )
+                if top:
+                    if "*" in names:
+                        facts.defines_all = True
+                    for alias in node.names:
+                        bound = alias.asname or alias.name
+                        facts.defined.add(bound)
+                        facts.imported.add(bound)
+            elif isinstance(node, ast.Import):
+                if top:
+                    for alias in node.names:
+                        bound = alias.asname or alias.name.partition(".")[0]
+                        facts.defined.add(bound)
+                        facts.imported.add(bound)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if top:
+                    facts.defined.add(node.name)
+                    if node.name == "__getattr__":
+                        facts.defines_all = True
+                statements(node.body, False, guarded)
+            elif isinstance(node, ast.ClassDef):
+                if top:
+                    facts.defined.add(node.name)
+                statements(node.body, False, guarded)
+            elif isinstance(node, ast.Assign):
+                if top:
+                    for target in node.targets:
+                        _bind_target(facts, target)
+                        if isinstance(target, ast.Name) and target.id == "__all__":
+                            facts.all_names = _string_list(node.value)
+                    _module_call(facts, node.value, node.lineno)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                if top and (isinstance(node, ast.AugAssign) or node.value is not None):
+                    _bind_target(facts, node.target)
+                    if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                        facts.all_names = None if isinstance(node, ast.AugAssign) else (
+                            _string_list(node.value) if node.value is not None else None
+                        )
+            elif isinstance(node, ast.Expr):
+                if top:
+                    _module_call(facts, node.value, node.lineno)
+            elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+                statements(node.body, top, inner)  # type: ignore[attr-defined]
+                for handler in node.handlers:  # type: ignore[attr-defined]
+                    if top and handler.name:
+                        facts.defined.add(handler.name)
+                    statements(handler.body, top, guarded)
+                statements(node.orelse, top, guarded)  # type: ignore[attr-defined]
+                statements(node.finalbody, top, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, (ast.If, ast.While)):
+                statements(node.body, top, guarded)
+                statements(node.orelse, top, guarded)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                if top:
+                    _bind_target(facts, node.target)
+                statements(node.body, top, guarded)
+                statements(node.orelse, top, guarded)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if top and item.optional_vars is not None:
+                        _bind_target(facts, item.optional_vars)
+                statements(node.body, top, guarded)
+            elif isinstance(node, ast.Global):
+                facts.defined.update(node.names)
+            elif type(node).__name__ == "Match":
+                for case in node.cases:  # type: ignore[attr-defined]
+                    statements(case.body, top, guarded)
+    statements(tree.body, True, False)
+    return facts
+
+
+def resolve_relative(level: int, module: Optional[str], package: str) -> Optional[str]:
+    """The absolute module name of ``from <level dots><module> import ...`` in *package*."""
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts) - 1:
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    if module:
+        base.extend(module.split("."))
+    return ".".join(base) if base else None
+
+
+class Source:
+    """One Python file, read, decoded per PEP 263 and parsed once."""
+
+    __slots__ = ("_facts", "data", "error", "path", "text", "tree")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.data = b""
+        self.text = ""
+        self.tree: Optional[ast.Module] = None
+        self.error: Optional[Problem] = None
+        self._facts: Optional[Facts] = None
+        try:
+            with open(path, "rb") as f:
+                self.data = f.read()
+        except OSError as exc:
+            self.error = Problem(path, 1, 1, f"cannot be read ({exc.strerror or exc}); fix its permissions")
+            return
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
+        except SyntaxError as exc:
+            self.error = Problem(
+                path, exc.lineno or 1, 1, f"bad source encoding: {exc.msg}; fix the coding declaration"
+            )
+            return
+        try:
+            self.text = self.data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            line = self.data.count(b"\n", 0, exc.start) + 1
+            col = exc.start - (self.data.rfind(b"\n", 0, exc.start) + 1) + 1
+            self.error = Problem(
+                path,
+                line,
+                col,
+                f"its bytes do not decode as {encoding} (its PEP 263 encoding): {exc.reason}; "
+                "fix the bytes or the '# -*- coding: ... -*-' line",
+            )
+            return
+        try:
+            self.tree = ast.parse(self.text, filename=path)
+        except SyntaxError as exc:
+            self.error = Problem(path, exc.lineno or 1, exc.offset or 1, f"does not parse: {exc.msg}")
+        except ValueError as exc:  # source code string cannot contain null bytes (3.9-3.11)
+            self.error = Problem(path, 1, 1, f"does not parse: {exc}")
+
+    def facts(self) -> Facts:
+        """The facts of this file, extracted on first use."""
+        if self._facts is None:
+            self._facts = _extract(self.tree) if self.tree is not None else Facts()
+        return self._facts
+
+    def imports(self, package: str) -> Iterator[ImportFrom]:
+        """Every ``from X import ...`` of this file, X made absolute."""
+        for level, module, names, line, col, guarded in self.facts().imports:
+            target = resolve_relative(level, module, package)
+            if target is not None:
+                yield ImportFrom(target, names, line, col, guarded)
+
+    def noqa(self, line: int) -> Optional[frozenset[str]]:
+        """Codes suppressed by a ``# noqa`` comment on *line* (empty set: all)."""
+        lines = self.text.splitlines()
+        if not 0 < line <= len(lines):
+            return None
+        text = lines[line - 1]
+        at = text.find("# noqa")
+        if at < 0:
+            at = text.find("#noqa")
+            if at < 0:
+                return None
+        rest = text[at:].partition("noqa")[2]
+        if not rest.lstrip().startswith(":"):
+            return frozenset()
+        codes = rest.lstrip()[1:].replace(",", " ").split()
+        return frozenset(c for c in codes if c[:3] == "FTS")
+
+
+# --------------------------------------------------------------------------- folders
+
+
+class Found(NamedTuple):
+    """What the path finder finds for one name in one folder."""
+
+    kind: str  # "package", "module" or "namespace"
+    file: Optional[str]  # None for a namespace portion
+    folder: str  # the package folder, or the folder holding the module file
+
+
+class _Folder:
+    """One directory listing, read once (the path finder caches them too)."""
+
+    __slots__ = ("names", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.names = frozenset(os.listdir(path))
+        except OSError:
+            self.names = frozenset()
+
+    def find(self, name: str) -> Optional[Found]:
+        """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
+        namespace = False
+        if name in self.names:
+            base = os.path.join(self.path, name)
+            if os.path.isdir(base):
+                for suffix in _SUFFIXES:
+                    init = os.path.join(base, "__init__" + suffix)
+                    if os.path.isfile(init):
+                        return Found("package", init, base)
+                namespace = True
+        for suffix in _SUFFIXES:
+            if name + suffix in self.names:
+                full = os.path.join(self.path, name + suffix)
+                if os.path.isfile(full):
+                    return Found("module", full, self.path)
+        if namespace:
+            return Found("namespace", None, os.path.join(self.path, name))
+        return None
+
+    def init(self) -> Optional[str]:
+        """The ``__init__`` file the path finder would run for this folder as a package."""
+        for suffix in _SUFFIXES:
+            if "__init__" + suffix in self.names:
+                path = os.path.join(self.path, "__init__" + suffix)
+                if os.path.isfile(path):
+                    return path
+        return None
+
+    def children(self) -> set[str]:
+        """The names of every module or package this folder could provide."""
+        found = set()
+        for entry in self.names:
+            if entry == "__pycache__":
+                continue
+            stem = entry
+            for suffix in _SUFFIXES:
+                if entry.endswith(suffix):
+                    stem = entry[: -len(suffix)]
+                    break
+            if stem.isidentifier() and stem != "__init__" and (
+                stem != entry or os.path.isdir(os.path.join(self.path, entry))
+            ):
+                found.add(stem)
+        return found
+
+
+# --------------------------------------------------------------------------- modules
+
+
+class Module(NamedTuple):
+    """The model's answer for one module name."""
+
+    name: str
+    kind: str  # "package", "namespace", "module" or "missing"
+    file: Optional[str]  # what loads (a package's __init__); None for namespace/missing
+    candidates: tuple[str, ...]  # the chain below it, highest first
+    origin: Optional[SpecRoot]  # the spec root the file comes from; None for trunk
+    path: tuple[str, ...]  # __path__ of a package after spec_path
+    trunk: tuple[str, ...]  # the runtime's trunk directories of a package
+    specialised: bool  # a package whose __init__ calls spec_path (or auto mode)
+    exclude: tuple[str, ...]  # full names its spec_path call excludes
+    reason: str  # why it is missing
+
+
+class Entry(NamedTuple):
+    """A module file (``file``), package ``__init__`` (``init``) or folder in a tree."""
+
+    name: str
+    path: str
+    kind: str
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + os.sep)
+
+
+class Model:
+    """Trunk plus spec roots; answers which file loads for each module."""
+
+    def __init__(
+        self,
+        root: str,
+        rdir: str,
+        spec_roots: Sequence[SpecRoot],
+        *,
+        stack: tuple[str, ...] = (),
+        stack_source: str = "",
+        auto: bool = False,
+    ) -> None:
+        if not is_module_name(root) or "." in root:
+            raise InputError(f"{root!r} is not a top-level package name")
+        self.root = root
+        self.rdir = os.path.normpath(os.path.abspath(rdir))
+        self.spec_roots = tuple(spec_roots)
+        self.stack = stack
+        self.stack_source = stack_source
+        self.auto = auto
+        self.mirrors: list[tuple[SpecRoot, str]] = [
+            (r, os.path.normpath(os.path.abspath(r.mirror))) for r in self.spec_roots if r.mirror
+        ]
+        self.problems: list[Problem] = []
+        self._folders: dict[str, _Folder] = {}
+        self._sources: dict[str, Source] = {}
+        self._modules: dict[str, Module] = {}
+        self._trees: dict[str, list[Entry]] = {}
+        if not os.path.isdir(self.rdir):
+            raise InputError(f"trunk {self.rdir!r} is not a directory; give the root package's folder")
+        if self.folder(self.rdir).init() is None:
+            raise InputError(
+                f"trunk {self.rdir!r} is not a package: it has no __init__.py "
+                "(top-level namespace packages are not supported); give the root package's folder"
+            )
+
+    # -- files
+
+    def folder(self, path: str) -> _Folder:
+        found = self._folders.get(path)
+        if found is None:
+            found = self._folders[path] = _Folder(path)
+        return found
+
+    def source(self, path: str) -> Source:
+        """The parsed source of *path*, read once."""
+        found = self._sources.get(path)
+        if found is None:
+            found = self._sources[path] = Source(path)
+        return found
+
+    def origin_of(self, path: str) -> Optional[SpecRoot]:
+        """The spec root whose mirror holds *path*; ``None`` for a trunk file."""
+        for spec_root, mirror in self.mirrors:
+            if _under(path, mirror):
+                return spec_root
+        return None
+
+    def mirror_of(self, spec_root: SpecRoot) -> str:
+        for r, mirror in self.mirrors:
+            if r is spec_root:
+                return mirror
+        raise KeyError(spec_root.path)
+
+    def _calls_spec_path(self, name: str, init: str, lower: Sequence[str]) -> Optional[SpecPathCall]:
+        """The spec_path call a package's ``__init__`` makes (directly or through inherit)."""
+        if not init.endswith(".py"):
+            return SpecPathCall(0, (), True) if self.auto else None
+        source = self.source(init)
+        if source.error is not None:
+            if self.origin_of(init) is None:
+                self._problem(source.error)
+            return SpecPathCall(0, (), True) if self.auto else None
+        facts = source.facts()
+        call = facts.spec_path
+        if facts.inherits and lower:
+            below = self._calls_spec_path(name, lower[0], lower[1:])
+            if below is not None:
+                call = below if call is None else SpecPathCall(
+                    call.line, call.exclude + below.exclude, call.exclude_known
+                )
+        if call is None and self.auto:
+            return SpecPathCall(0, (), True)
+        return call
+
+    def _problem(self, problem: Problem) -> None:
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+    # -- resolution
+
+    def _declaration_excludes(self, name: str, spec_root: SpecRoot) -> bool:
+        return any(name == e or name.startswith(e + ".") for e in spec_root.exclude)
+
+    def user_excluded(self, name: str) -> bool:
+        """Whether a spec_path(exclude=...) call of an ancestor package excludes *name*."""
+        parent = name.rpartition(".")[0]
+        while parent:
+            module = self._modules.get(parent)
+            if module is not None and any(
+                name == e or name.startswith(e + ".") for e in module.exclude
+            ):
+                return True
+            parent = parent.rpartition(".")[0]
+        return False
+
+    def dropped(self, name: str) -> list[str]:
+        """The mirror folders that may not provide *name* (its exclusions)."""
+        if self.user_excluded(name):
+            return [m for _, m in self.mirrors]
+        return [m for r, m in self.mirrors if self._declaration_excludes(name, r)]
+
+    def trunk_dirs(self, name: str) -> tuple[str, ...]:
+        """The runtime's trunk directories of package *name*."""
+        module = self.resolve(name)
+        return module.trunk
+
+    def resolve(self, name: str) -> Module:
+        """The model's answer for the dotted module *name*."""
+        found = self._modules.get(name)
+        if found is None:
+            found = self._resolve(name)
+            self._modules[name] = found
+        return found
+
+    def _missing(self, name: str, reason: str) -> Module:
+        return Module(name, "missing", None, (), None, (), (), False, (), reason)
+
+    def _resolve(self, name: str) -> Module:
+        parts = name.split(".")
+        if parts[0] != self.root or not is_module_name(name):
+            return self._missing(name, f"{name!r} is not inside root package {self.root!r}")
+        if len(parts) == 1:
+            init = self.folder(self.rdir).init()
+            assert init is not None
+            return self._package(name, (), init, self.rdir, (), None)
+        parent = self.resolve(".".join(parts[:-1]))
+        if parent.kind == "missing":
+            return self._missing(name, f"its parent {parent.name} does not import")
+        if parent.kind == "module":
+            return self._missing(name, f"its parent {parent.name} is a module, not a package")
+        drop = self.dropped(name)
+        entries = [e for e in parent.path if not any(_under(e, m) for m in drop)]
+        last = parts[-1]
+        chain: list[Found] = []
+        portions: list[str] = []
+        for entry in entries:
+            hit = self.folder(entry).find(last)
+            if hit is None:
+                continue
+            if hit.kind == "namespace":
+                portions.append(hit.folder)
+            else:
+                chain.append(hit)
+        if not chain:
+            if portions:
+                trunk = self._derived_trunk(parent, last)
+                return Module(
+                    name, "namespace", None, (), None, tuple(portions), trunk, False, (), ""
+                )
+            return self._missing(name, "no folder on its parent's __path__ has it")
+        first = chain[0]
+        below = tuple(h.file for h in chain[1:] if h.file)
+        if first.kind == "module":
+            assert first.file is not None
+            return Module(
+                name, "module", first.file, below, self.origin_of(first.file), (), (), False, (), ""
+            )
+        assert first.file is not None
+        return self._package(name, tuple(parts[1:]), first.file, first.folder, below, parent)
+
+    def _derived_trunk(self, parent: Module, last: str) -> tuple[str, ...]:
+        return tuple(
+            d for d in (os.path.join(t, last) for t in parent.trunk) if os.path.isdir(d)
+        )
+
+    def _package(
+        self,
+        name: str,
+        rel: tuple[str, ...],
+        init: str,
+        folder: str,
+        below: Sequence[str],
+        parent: Optional[Module],
+    ) -> Module:
+        call = self._calls_spec_path(name, init, below)
+        origin = self.origin_of(init)
+        if call is None:
+            trunk = (self.rdir,) if parent is None else self._derived_trunk(parent, rel[-1])
+            return Module(
+                name, "package", init, tuple(below), origin, (folder,), trunk, False, (), ""
+            )
+        exclude = tuple(f"{name}.{e}" for e in call.exclude)
+        path0 = [folder]
+        candidates = {os.path.normpath(os.path.join(m, *rel)) for _, m in self.mirrors}
+        recorded = [e for e in path0 if os.path.normpath(e) not in candidates]
+        if len(recorded) < len(path0) and rel:
+            assert parent is not None
+            derived = [os.path.join(t, rel[-1]) for t in parent.trunk]
+            recorded.extend(d for d in derived if os.path.isdir(d) and d not in recorded)
+        old = [e for e in path0 if os.path.normpath(e) in candidates]
+        excluded_here = self.user_excluded(name)
+        mirrors = []
+        if not excluded_here:
+            for spec_root, mirror in self.mirrors:
+                if self._declaration_excludes(name, spec_root):
+                    continue
+                candidate = os.path.join(mirror, *rel)
+                if os.path.isdir(candidate):
+                    mirrors.append(candidate)
+        rest = [e for e in path0 if e not in old]
+        rest.extend(t for t in recorded if t not in rest)
+        return Module(
+            name,
+            "package",
+            init,
+            tuple(below),
+            origin,
+            tuple(mirrors + rest),
+            tuple(recorded),
+            True,
+            exclude,
+            "",
+        )
+
+    # -- enumeration
+
+    def _inside_spec_root(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return any(_under(real, r.real) for r in self.spec_roots)
+
+    def tree(self, top: str) -> list[Entry]:
+        """Every module file and package folder below *top* (a trunk or mirror folder).
+
+        Folders whose names are not identifiers and ``__pycache__`` are skipped;
+        so are spec roots lying inside the trunk (installed layouts).  A symlink
+        that leads back to a folder being walked is recorded as a problem.
+        """
+        found = self._trees.get(top)
+        if found is not None:
+            return found
+        found = []
+        skip = _under(top, self.rdir)
+        pending = [(top, self.root, (os.path.realpath(top),))]
+        while pending:
+            folder, base, seen = pending.pop()
+            for entry in sorted(self.folder(folder).names):
+                path = os.path.join(folder, entry)
+                if os.path.isdir(path):
+                    if not entry.isidentifier() or entry == "__pycache__":
+                        continue
+                    if skip and self._inside_spec_root(path):
+                        continue
+                    real = os.path.realpath(path)
+                    if real in seen:
+                        self._problem(Problem(
+                            path, 1, 1,
+                            f"symlink loop: {path} leads back to {real}; remove the link",
+                        ))
+                        continue
+                    found.append(Entry(f"{base}.{entry}", path, "folder"))
+                    pending.append((path, f"{base}.{entry}", (*seen, real)))
+                    continue
+                if os.path.islink(path) and _is_link_loop(path):
+                    self._problem(Problem(
+                        path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link"
+                    ))
+                    continue
+                for suffix in (*_SUFFIXES, *COMPILED_SUFFIXES):
+                    if entry.endswith(suffix):
+                        stem = entry[: -len(suffix)]
+                        if stem.isidentifier() and os.path.isfile(path):
+                            name = base if stem == "__init__" else f"{base}.{stem}"
+                            kind = "init" if stem == "__init__" else "file"
+                            found.append(Entry(name, path, kind))
+                        break
+        self._trees[top] = found
+        return found
+
+    def names(self) -> list[str]:
+        """Every module name that the trunk or a mirror tree has a file or folder for."""
+        found = {self.root}
+        for top in (self.rdir, *(m for _, m in self.mirrors)):
+            found.update(e.name for e in self.tree(top) if e.kind != "init" or e.name != self.root)
+        return sorted(found, key=lambda n: n.split("."))
+
+    def modules(self) -> list[Module]:
+        """The answer for every name in :meth:`names`, parents first."""
+        return [self.resolve(n) for n in self.names()]
+
+    def mirror_files(self) -> Iterator[tuple[SpecRoot, Entry]]:
+        """``(spec root, entry)`` of every module file in every mirror tree."""
+        for spec_root, mirror in self.mirrors:
+            for entry in self.tree(mirror):
+                if entry.kind != "folder":
+                    yield spec_root, entry
+
+    def trunk_only(self, name: str) -> Optional[str]:
+        """The file *name* would load from if no backend were active (``None``: none)."""
+        parts = name.split(".")
+        folder = self.rdir
+        for part in parts[1:-1]:
+            folder = os.path.join(folder, part)
+        if len(parts) == 1:
+            return self.resolve(name).file
+        hit = self.folder(folder).find(parts[-1]) if os.path.isdir(folder) else None
+        if hit is None or hit.kind == "namespace":
+            return None
+        return hit.file
+
+    def lower_version(self, name: str, file: str) -> Optional[str]:
+        """The file *file* shadows for module *name*: the next one down its chain."""
+        module = self.resolve(name)
+        chain = [module.file, *module.candidates] if module.file else []
+        if file in chain:
+            index = chain.index(file)
+            return chain[index + 1] if index + 1 < len(chain) else None
+        return None
+
+
+def _is_link_loop(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == 40  # ELOOP
+    return False
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _root_package(name: str) -> str:
+    """The folder of installed package *name*, found without importing it."""
+    if not is_module_name(name) or "." in name:
+        raise InputError(f"--package {name!r}: give a top-level package name, like 'triton'")
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        raise InputError(f"--package {name!r}: {exc}") from None
+    if spec is None:
+        raise InputError(
+            f"--package {name!r} is not installed in this Python ({sys.executable}); "
+            "install it, or give its folder with --trunk DIR"
+        )
+    if spec.submodule_search_locations is None or not spec.has_location or not spec.origin:
+        raise InputError(
+            f"--package {name!r} is not a regular package (a module, or a namespace package "
+            "without __init__.py); give a root package"
+        )
+    return os.path.dirname(spec.origin)
+
+
+def detect_repo(repo: str) -> Optional[str]:
+    """The root package folder ``<repo>/python/R`` of a FlagTree-style repository."""
+    python = os.path.join(repo, "python")
+    if not os.path.isdir(python) or not os.path.isdir(os.path.join(repo, "third_party")):
+        return None
+    found = sorted(
+        entry
+        for entry in os.listdir(python)
+        if entry.isidentifier() and os.path.isfile(os.path.join(python, entry, "__init__.py"))
+    )
+    if len(found) == 1:
+        return os.path.join(python, found[0])
+    if not found:
+        return None
+    raise InputError(
+        f"{python} holds several packages ({', '.join(found)}); choose one with "
+        f"--trunk {os.path.join(python, found[0])}"
+    )
+
+
+def load(
+    *,
+    trunk: Optional[str] = None,
+    package: Optional[str] = None,
+    repo: Optional[str] = None,
+    backends: Sequence[str] = (),
+    spec_roots: Sequence[str] = (),
+    auto: bool = False,
+) -> Model:
+    """Build a :class:`Model` from command-line style options.
+
+    The trunk is *trunk* (the root package's folder), else installed package
+    *package*, else detected from the FlagTree-style repository *repo* (or
+    the working directory).  The backend stack is *backends* (``"a,b"``
+    elements), else ``FLAGTREE_BACKEND``, else the trunk's build-time marker.
+    Explicit *spec_roots* come first, then the roots discovered for the stack.
+    Raises :class:`InputError` for anything unusable.
+    """
+    if trunk is not None:
+        if not os.path.exists(trunk):
+            raise InputError(f"--trunk {trunk!r} does not exist; give the root package's folder")
+        rdir = trunk
+    elif package is not None:
+        rdir = _root_package(package)
+    else:
+        where = repo if repo is not None else os.getcwd()
+        if repo is not None and not os.path.isdir(repo):
+            raise InputError(f"--repo {repo!r} is not a directory")
+        found = detect_repo(where)
+        if found is None:
+            raise InputError(
+                f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "
+                "(python/R/__init__.py and third_party/); pass --trunk DIR, --package R or --repo DIR"
+            )
+        rdir = found
+    rdir = os.path.normpath(os.path.abspath(rdir))
+    if not os.path.isdir(rdir):
+        raise InputError(f"trunk {rdir!r} is not a directory; give the root package's folder")
+    if not os.path.isfile(os.path.join(rdir, "__init__.py")):
+        raise InputError(
+            f"trunk {rdir!r} is not a package: it has no __init__.py; give the root package's folder"
+        )
+    root = os.path.basename(rdir)
+    if not root.isidentifier():
+        raise InputError(f"trunk folder name {root!r} is not a package name")
+    try:
+        if backends:
+            stack = parse_stack(",".join(backends), "--backend")
+            source = "--backend"
+        elif os.environ.get("FLAGTREE_BACKEND", "").strip():
+            stack = parse_stack(os.environ["FLAGTREE_BACKEND"], "FLAGTREE_BACKEND")
+            source = "FLAGTREE_BACKEND"
+        else:
+            marker = read_marker(rdir)
+            stack, source = (marker.stack, f"marker {marker.path}") if marker else ((), "no backend set")
+        roots: list[SpecRoot] = []
+        for path in spec_roots:
+            if not os.path.exists(path):
+                raise InputError(f"--spec-root {path!r} does not exist")
+        roots.extend(explicit_roots(root, rdir, list(spec_roots)))
+        entry_points = [ep for ep in _entrypoints.scan() if "." not in ep.value.strip()]
+        found_roots = discover(root, rdir, stack, lambda: entry_points)
+    except SpecError as exc:
+        raise InputError(str(exc)) from None
+    seen = {r.real for r in roots}
+    roots.extend(r for r in found_roots.spec_roots if r.real not in seen)
+    return Model(
+        root,
+        rdir,
+        roots,
+        stack=found_roots.stack if stack else (),
+        stack_source=source,
+        auto=auto,
+    )
