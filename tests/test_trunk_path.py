@@ -80,3 +80,114 @@ def test_trunk_path_of_a_name_that_is_not_a_package_is_spec_error(call, message)
 def test_trunk_path_of_package_only_in_a_mirror_is_spec_error():
     (out,) = trunk_paths("'inhpkg.newpkg'", backend="low", path=(INHERIT_PY,))
     assert out.startswith("SpecError: ") and "no trunk directory" in out
+
+
+# --------------------------------------------------------------------------- fingerprint
+# DESIGN §6: a stable digest of the active stack and of every file in its mirror
+# trees and hook modules; computed once, invalidated by activate().
+
+
+@pytest.fixture
+def repo(tmp_path):
+    import shutil
+
+    target = tmp_path / "repo"
+    shutil.copytree(
+        SOURCE_PY.parent, target, ignore=shutil.ignore_patterns("__pycache__"), symlinks=True
+    )
+    return target
+
+
+def fingerprints(repo, steps: str, backend: str = "alpha") -> list:
+    """Run *steps* (Python lines using fp(), edit(rel, text), refresh()) in a fresh process."""
+    code = f"""
+import json, os, pathlib, flagtree_spec, fixpkg
+REPO = pathlib.Path({str(repo)!r})
+out = []
+def fp():
+    out.append(flagtree_spec.fingerprint("fixpkg"))
+def edit(rel, text):
+    (REPO / rel).parent.mkdir(parents=True, exist_ok=True)
+    (REPO / rel).write_text(text)
+def refresh(backend={backend!r}):
+    flagtree_spec.activate(backend)
+{steps}
+print(json.dumps(out))
+"""
+    return scenario(code, env={"FLAGTREE_BACKEND": backend}, path=[repo / "python"])
+
+
+ALPHA_SPEC = "third_party/alpha/backend/spec"
+
+
+def test_fingerprint_is_a_stable_hex_digest_wherever_the_tree_lies(repo, tmp_path):
+    import shutil
+
+    first = fingerprints(repo, "fp()\nfp()")
+    assert first[0] == first[1] and len(first[0]) == 64 and int(first[0], 16) >= 0
+    assert fingerprints(repo, "fp()") == first[:1]  # another process
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(repo, moved)
+    assert fingerprints(moved, "fp()") == first[:1]
+
+
+def test_fingerprint_changes_when_a_mirror_file_changes(repo):
+    out = fingerprints(
+        repo, f"fp()\nedit('{ALPHA_SPEC}/fixpkg/runtime/jit.py', 'WHERE = 1\\n')\nrefresh()\nfp()"
+    )
+    assert out[0] != out[1]
+
+
+def test_fingerprint_changes_when_a_mirror_file_is_added(repo):
+    out = fingerprints(
+        repo, f"fp()\nedit('{ALPHA_SPEC}/fixpkg/runtime/new.py', '')\nrefresh()\nfp()"
+    )
+    assert out[0] != out[1]
+
+
+def test_fingerprint_changes_when_a_hook_module_changes(repo):
+    out = fingerprints(
+        repo, f"fp()\nedit('{ALPHA_SPEC}/__init__.py', 'def hook(): pass\\n')\nrefresh()\nfp()"
+    )
+    assert out[0] != out[1]
+
+
+def test_fingerprint_changes_only_then_not_for_trunk_pycache_or_mtime(repo):
+    out = fingerprints(
+        repo,
+        f"""
+fp()
+edit('python/fixpkg/runtime/jit.py', 'WHERE = "changed trunk"\\n')
+edit('{ALPHA_SPEC}/fixpkg/runtime/__pycache__/jit.cpython-311.pyc', 'stale bytes')
+os.utime(REPO / '{ALPHA_SPEC}/fixpkg/runtime/jit.py', (0, 0))
+edit('third_party/beta/backend/spec/fixpkg/runtime/jit.py', 'inactive backend\\n')
+refresh()
+fp()
+""",
+    )
+    assert out[0] == out[1]
+
+
+def test_fingerprint_is_computed_once_until_activate(repo):
+    out = fingerprints(
+        repo, f"fp()\nedit('{ALPHA_SPEC}/fixpkg/runtime/jit.py', 'WHERE = 1\\n')\nfp()"
+    )
+    assert out[0] == out[1]
+
+
+def test_fingerprint_depends_on_the_backend_stack(repo):
+    out = fingerprints(repo, "fp()\nrefresh('beta,alpha')\nfp()\nrefresh(None)\nfp()")
+    assert len(set(out)) == 3
+
+
+def test_fingerprint_of_a_name_that_is_not_a_root_package_is_spec_error():
+    out = scenario(
+        """
+        import json, flagtree_spec
+        try:
+            flagtree_spec.fingerprint("fixpkg.runtime")
+        except flagtree_spec.SpecError as exc:
+            print(json.dumps(str(exc)))
+        """
+    )
+    assert "give a top-level package name" in out
