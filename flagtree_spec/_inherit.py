@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder
-from typing import Any
+from typing import Any, Optional
 
 from ._errors import SpecError
 from ._log import logger
@@ -21,8 +21,8 @@ __all__ = ["inherit"]
 
 _MISSING = object()
 
-# Real paths of the versions being executed into each namespace, by id(namespace).
-_running: dict[int, list[str]] = {}
+# Files (device, inode) being executed into each namespace, by id(namespace).
+_running: dict[int, list[tuple[int, int]]] = {}
 
 
 def inherit(namespace: dict[str, Any]) -> str:
@@ -88,30 +88,27 @@ def inherit(namespace: dict[str, Any]) -> str:
             "as a package; import the module normally (import pkg.mod), not from a file"
         )
     is_package = "__path__" in namespace
-    versions = _versions(name, list(parent_path))
-    current = os.path.realpath(here)
-    index = next((i for i, s in enumerate(versions) if _real(s) == current), None)
-    if index is None:
+    current, lower = _current_and_lower(name, here, list(parent_path))
+    if current is None:
         raise SpecError(
             f"inherit() in {name!r}: {here} is not a version of {name} on {parent_name}.__path__ "
             f"{list(parent_path)!r}; was it loaded from a file outside the package's path?"
         )
-    if index + 1 == len(versions):
+    if lower is None:
         raise SpecError(
             f"inherit() in {name!r}: {here} has no lower version (searched "
             f"{parent_name}.__path__ {list(parent_path)!r}); only an override of a trunk module "
             "can inherit, so delete the call or add the module to the trunk"
         )
-    lower = versions[index + 1]
     lower_file = lower.origin
     assert lower_file is not None
-    lower_real = _real(lower)
-    running = _running.get(id(namespace), [current])
-    if lower_real in running:
-        chain = " -> ".join([*running, lower_real])
+    lower_key = _key(lower_file)
+    running = _running.get(id(namespace), [_key(here)])
+    if lower_key in running:
         raise SpecError(
-            f"inherit() in {name!r} forms a cycle: {chain}; two folders of {parent_name}.__path__ "
-            "lead to the same file (a symlinked mirror?), remove the duplicate"
+            f"inherit() in {name!r} forms a cycle: {here} and its lower version {lower_file} "
+            f"are the same file; two folders of {parent_name}.__path__ lead to it (a symlinked "
+            "mirror?), remove the duplicate"
         )
     if isinstance(lower.loader, ExtensionFileLoader):
         raise SpecError(
@@ -136,7 +133,7 @@ def inherit(namespace: dict[str, Any]) -> str:
     own_doc = namespace.get("__doc__")
     namespace["__file__"] = lower_file
     namespace["__cached__"] = lower.cached
-    running.append(lower_real)
+    running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)
     try:
@@ -153,20 +150,44 @@ def inherit(namespace: dict[str, Any]) -> str:
     return lower_file
 
 
-def _versions(name: str, path: list[str]) -> list[ModuleSpec]:
-    """What the path finder finds for *name* in each folder of *path*, in order."""
-    found = []
+def _current_and_lower(
+    name: str, here: str, path: list[str]
+) -> tuple[Optional[ModuleSpec], Optional[ModuleSpec]]:
+    """The version of *name* that is *here* and the next one down, on *path*.
+
+    The versions are what the path finder finds in each folder of *path*, in
+    order; a folder without ``__init__.py`` is at most a namespace portion,
+    never a version.  *here* is matched by name, else by identity of the file
+    (the same file reached through a symlink).
+    """
+    versions = []
+    current = None
     for entry in path:
         spec = PathFinder.find_spec(name, [entry])
-        # A folder without __init__.py is at most a namespace portion, never a version.
-        if spec is not None and spec.origin is not None and spec.loader is not None:
-            found.append(spec)
-    return found
+        if spec is None or spec.origin is None or spec.loader is None:
+            continue
+        if current is not None:
+            return current, spec
+        versions.append(spec)
+        if spec.origin == here:
+            current = spec
+    if current is None:
+        # Not found by name: compare files (stat follows symlinks).
+        try:
+            key = _key(here)
+        except OSError:
+            return None, None
+        for i, spec in enumerate(versions):
+            assert spec.origin is not None
+            if _key(spec.origin) == key:
+                return spec, versions[i + 1] if i + 1 < len(versions) else None
+    return current, None
 
 
-def _real(spec: ModuleSpec) -> str:
-    assert spec.origin is not None
-    return os.path.realpath(spec.origin)
+def _key(path: str) -> tuple[int, int]:
+    """Identity of a file: device and inode, through symlinks."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
 
 
 def _put(namespace: dict[str, Any], key: str, value: object) -> None:
