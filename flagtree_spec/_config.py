@@ -9,6 +9,7 @@ configuration means.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Final, NamedTuple, Optional
 
 from ._errors import SpecConfigError
@@ -137,6 +138,12 @@ class Marker(NamedTuple):
 def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
     """Read at most *limit* bytes of *path*; ``None`` when it does not exist."""
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            # Opening a FIFO blocks until a writer comes, and a device may never end.
+            raise SpecConfigError(
+                f"{what} {path!r} is not a regular file (a FIFO or a device?); it must be a file"
+            )
         with open(path, "rb") as f:
             data = f.read(limit + 1)
     except FileNotFoundError:
