@@ -198,6 +198,8 @@ def _marker_module_value(data: bytes, path: str) -> str:
         tree = ast.parse(data, filename=path)
     except (SyntaxError, ValueError) as exc:
         raise SpecConfigError(f"{rule}; it does not parse: {exc}") from None
+    except (MemoryError, RecursionError):  # nesting too deep for the parser
+        raise SpecConfigError(f"{rule}; it is too deeply nested to parse") from None
     body = list(tree.body)
     if (
         body
