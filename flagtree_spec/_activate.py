@@ -37,7 +37,7 @@ class Activation:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> None:
-        _restore(self._saved)
+        _restore(self._saved, keep_imported=True)
 
 
 def _snapshot() -> tuple[Any, ...]:
@@ -49,10 +49,17 @@ def _snapshot() -> tuple[Any, ...]:
         dict(_calls._failures),
         dict(_calls._failure_causes),
         _path.snapshot(),
+        _path.ExcludeFinder._installed,
+        dict(sys.path_importer_cache),
     )
 
 
-def _restore(saved: tuple[Any, ...]) -> None:
+def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
+    """Put back the state *saved* by :func:`_snapshot`.
+
+    With *keep_imported*, packages first imported since the snapshot stay
+    managed, and get the ``__path__`` of the restored state.
+    """
     with _state.lock:
         changed = set(_state._roots) | set(saved[2])
         _state._override_all = saved[0]
@@ -65,10 +72,26 @@ def _restore(saved: tuple[Any, ...]) -> None:
         _calls._failures.update(saved[4])
         _calls._failure_causes.clear()
         _calls._failure_causes.update(saved[5])
-        _path.restore(saved[6])
-        _path.reapply(r for r in changed if r in _state._roots)
+        if keep_imported:
+            packages, excludes = _path.snapshot()
+            _path.restore(({**saved[6][0], **packages}, excludes))
+            changed.update(p.root for p in packages.values())
+            _path.reapply(changed)
+        else:
+            _path.restore(saved[6])
+            _path.reapply(r for r in changed if r in _state._roots)
         _state.refresh_dispatch()
+        if not saved[7] and not (
+            any(s.dropped for s in _state._roots.values())
+            or any(_path._user_exclude.values())
+            or _state.disabled()
+            or _path._debug
+        ):
+            _path.ExcludeFinder.disable()
         importlib.invalidate_caches()
+        # The path finder's negative entries too: the cache is as it was before.
+        sys.path_importer_cache.clear()
+        sys.path_importer_cache.update(saved[8])
 
 
 def activate(
@@ -90,7 +113,10 @@ def activate(
     Packages already imported get their ``__path__`` rewritten and hooks switch
     at once; modules already loaded stay as they are.  The import caches are
     invalidated.  The result is a context manager that restores the previous
-    state exactly::
+    state exactly (the backend state, every ``__path__`` it rewrote, the
+    library's finder on ``sys.meta_path`` and ``sys.path_importer_cache``), also
+    when the body raises; modules imported in the body stay in ``sys.modules``,
+    and packages among them get the ``__path__`` of the restored state::
 
         with activate("mthreads"):
             ...
