@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
-from . import __version__, _run
+from . import __version__, _inspect_cli, _run
 
 __all__ = ["main"]
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
+    _inspect_cli.add_commands(commands)
     return parser
 
 

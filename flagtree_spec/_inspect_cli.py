@@ -1,0 +1,405 @@
+"""The static commands of ``flagtree-spec``: ``status``, ``which``, ``list``, ``check``, ``diff``.
+
+They build a :class:`~flagtree_spec._model.Model` from the trunk and spec
+roots named by the options (or detected), and never import or execute
+anything of the trunk or a backend.  Exit codes: 0 clean, 1 findings at
+error severity (``check``), 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, Callable, Optional
+
+from ._check import CODES, Finding, check, select
+from ._config import is_module_name
+from ._model import InputError, Model, Problem, load
+
+__all__ = ["add_commands"]
+
+_DETECTION = """\
+The trunk and the spec roots come from --trunk DIR (the root package's folder),
+--package R (an installed package, found without importing it) or a FlagTree-style
+repository (--repo DIR, default the working directory: python/R and third_party/B/...).
+The backend stack is --backend (else FLAGTREE_BACKEND, else the trunk's build-time
+marker); --spec-root DIR adds spec roots in front of the discovered ones. Nothing of
+the trunk or a backend is imported or executed.
+"""
+
+
+def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json")) -> None:
+    where = parser.add_argument_group("trunk and backends")
+    where.add_argument("--trunk", metavar="DIR", help="the root package's folder (holds __init__.py)")
+    where.add_argument("--package", metavar="R", help="an installed root package, e.g. triton")
+    where.add_argument("--repo", metavar="DIR", help="a FlagTree-style repository (default: .)")
+    where.add_argument(
+        "-b",
+        "--backend",
+        metavar="B",
+        action="append",
+        default=[],
+        help="backend stack, highest first: 'a,b' or repeated (default: FLAGTREE_BACKEND, "
+        "else the marker)",
+    )
+    where.add_argument(
+        "--spec-root",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="a spec root folder, in front of the discovered ones (repeatable)",
+    )
+    where.add_argument(
+        "--auto",
+        action="store_true",
+        help="assume auto mode (flagtree-spec run / install()): every package is specialised",
+    )
+    parser.add_argument(
+        "--format", choices=formats, default="text", help="output format (default: text)"
+    )
+
+
+def _model(args: argparse.Namespace) -> Model:
+    return load(
+        trunk=args.trunk,
+        package=args.package,
+        repo=args.repo,
+        backends=args.backend,
+        spec_roots=args.spec_root,
+        auto=args.auto,
+    )
+
+
+def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn input errors into a message and exit code 2."""
+
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except InputError as exc:
+            print(f"flagtree-spec {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+
+    return handler
+
+
+def _report_problems(problems: Sequence[Problem]) -> None:
+    for p in problems:
+        print(f"{p.path}:{p.line}:{p.col}: input error: {p.message}", file=sys.stderr)
+
+
+def _dump(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+# --------------------------------------------------------------------------- status
+
+
+def _status(args: argparse.Namespace) -> int:
+    model = _model(args)
+    roots = [
+        {
+            "path": os.path.abspath(r.path),
+            "backend": r.backend,
+            "kind": r.kind,
+            "mirror": None if r.mirror is None else os.path.abspath(r.mirror),
+            "hooks": None if r.hooks is None else os.path.abspath(r.hooks),
+            "hook_module": r.hook_name,
+            "exclude": sorted(r.exclude),
+            "declaration": r.declaration,
+        }
+        for r in model.spec_roots
+    ]
+    data = {
+        "root": model.root,
+        "trunk": model.rdir,
+        "stack": list(model.stack),
+        "stack_source": model.stack_source,
+        "auto": model.auto,
+        "spec_roots": roots,
+    }
+    if args.format == "json":
+        _dump(data)
+        return 0
+    print(f"root package  {model.root}  ({model.rdir})")
+    print(f"backend stack {','.join(model.stack) or 'none'}  ({model.stack_source})")
+    if model.auto:
+        print("mode          auto (every package is specialised)")
+    if not roots:
+        print("spec roots    none: nothing is specialised")
+    for i, r in enumerate(roots, 1):
+        print(f"spec root {i}   {r['path']}  [{r['backend'] or 'no backend'}, {r['kind']}]")
+        print(f"  mirror      {r['mirror'] or 'none'}")
+        hooks = f"{r['hooks']}  (imported as {r['hook_module']})" if r["hooks"] else "none"
+        print(f"  hooks       {hooks}")
+        if r["exclude"]:
+            print(f"  exclude     {', '.join(r['exclude'])}")
+        if r["declaration"]:
+            print(f"  declaration {r['declaration']}")
+    return 0
+
+
+# --------------------------------------------------------------------------- which
+
+
+def _module_name(model: Model, name: str) -> str:
+    if not is_module_name(name):
+        raise InputError(f"{name!r} is not a dotted module name (like {model.root}.runtime.jit)")
+    if name == model.root or name.startswith(model.root + "."):
+        return name
+    raise InputError(
+        f"{name!r} is not inside root package {model.root!r}; write it in full, like "
+        f"{model.root}.{name}"
+    )
+
+
+def _which(args: argparse.Namespace) -> int:
+    model = _model(args)
+    names = [_module_name(model, n) for n in args.modules]
+    answers = [model.resolve(n) for n in names]
+    _report_problems(model.problems)
+    if args.format == "json":
+        _dump([{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers])
+        return 0
+    for a in answers:
+        if a.kind == "missing":
+            print(f"{a.name}: does not import ({a.reason})")
+        elif a.kind == "namespace":
+            print(f"{a.name}: namespace package, portions {', '.join(a.path)}")
+        else:
+            where = f"backend {a.origin.backend or a.origin.path}" if a.origin else "trunk"
+            print(f"{a.name}: {a.file}  [{where}]")
+            for c in a.candidates:
+                print(f"  shadows {c}")
+            if a.kind == "package":
+                state = "specialised" if a.specialised else "not specialised (no spec_path call)"
+                print(f"  package, {state}; __path__: {', '.join(a.path)}")
+    return 0
+
+
+# --------------------------------------------------------------------------- list
+
+
+def _states(model: Model) -> list[dict[str, Any]]:
+    from ._check import _Checker
+
+    checker = _Checker(model)
+    rows = []
+    for spec_root, entry in model.mirror_files():
+        module = model.resolve(entry.name)
+        live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
+            entry.path
+        )
+        lower = model.lower_version(entry.name, entry.path) if live else None
+        if checker.excluded_by(spec_root, entry.name):
+            state = "excluded"
+        elif live:
+            state = "override" if lower is not None or model.trunk_only(entry.name) else "added"
+        elif entry.path in module.candidates:
+            state = "shadowed"
+        else:
+            state = "dead"
+        rows.append(
+            {
+                "module": entry.name,
+                "file": entry.path,
+                "backend": spec_root.backend,
+                "state": state,
+                "shadows": lower,
+            }
+        )
+    return rows
+
+
+def _list(args: argparse.Namespace) -> int:
+    model = _model(args)
+    rows = _states(model)
+    _report_problems(model.problems)
+    if args.format == "json":
+        _dump(rows)
+    else:
+        if not rows:
+            print("no overrides: no spec root with a mirror tree (see flagtree-spec status)")
+        for row in rows:
+            extra = f"  (shadows {row['shadows']})" if row["shadows"] else ""
+            print(f"{row['state']:<9} {row['module']}  {row['file']}{extra}")
+    return 2 if model.problems else 0
+
+
+# --------------------------------------------------------------------------- check
+
+
+def _codes(values: Sequence[str], option: str) -> list[str]:
+    codes = [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+    for code in codes:
+        if not any(known.startswith(code) for known in CODES) or not code.startswith("FTS"):
+            raise InputError(
+                f"{option} {code!r} is not a check code or prefix; the codes are "
+                f"{', '.join(CODES)}"
+            )
+    return codes
+
+
+def _print_findings(findings: Sequence[Finding], fmt: str) -> None:
+    if fmt == "json":
+        _dump({"findings": [f.as_dict() for f in findings]})
+        return
+    for f in findings:
+        if fmt == "github":
+            level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
+            message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            print(f"::{level} file={f.path},line={f.line},col={f.col},title={f.code}::{message}")
+        else:
+            print(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
+
+
+def _check(args: argparse.Namespace) -> int:
+    chosen = _codes(args.select, "--select")
+    ignored = _codes(args.ignore, "--ignore")
+    model = _model(args)
+    if not model.spec_roots:
+        print(
+            f"flagtree-spec check: no spec root for {model.root} (backend stack "
+            f"{','.join(model.stack) or 'none'}, {model.stack_source}); pass --backend B or "
+            "--spec-root DIR",
+            file=sys.stderr,
+        )
+    findings = select(check(model), chosen, ignored)
+    _print_findings(findings, args.format)
+    _report_problems(model.problems)
+    if args.format == "text" and findings:
+        counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "info")}
+        print(
+            ", ".join(f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items()),
+            file=sys.stderr,
+        )
+    if model.problems:
+        return 2
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def _read(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readlines()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    model = _model(args)
+    name = _module_name(model, args.module)
+    module = model.resolve(name)
+    if module.file is None:
+        raise InputError(f"{name} does not import ({module.reason or 'a namespace package'})")
+    lower: Optional[str] = module.candidates[0] if module.candidates else None
+    if module.origin is None:
+        text = ""
+        note = f"{name} loads from trunk ({module.file}); nothing overrides it"
+    elif lower is None:
+        text = "".join(difflib.unified_diff([], _read(module.file), "/dev/null", module.file))
+        note = f"{name} is added by the backend; no trunk counterpart"
+    elif not (module.file.endswith(".py") and lower.endswith(".py")):
+        raise InputError(f"{name}: {module.file} or {lower} is not a source file; cannot diff")
+    else:
+        text = "".join(difflib.unified_diff(_read(lower), _read(module.file), lower, module.file))
+        note = ""
+    if args.format == "json":
+        _dump({"module": name, "file": module.file, "shadows": lower, "diff": text})
+    elif text:
+        sys.stdout.write(text)
+    else:
+        print(note or f"{name}: the override is identical to {lower}")
+    return 0
+
+
+# --------------------------------------------------------------------------- registration
+
+
+_CHECK_EPILOG = "codes:\n" + "\n".join(
+    f"  {code}  [{severity}] {text}" for code, (severity, text) in CODES.items()
+) + (
+    "\n\nSuppress one finding with '# noqa: FTS00N' on its line.\n"
+    "Exit codes: 0 clean, 1 a finding at error severity, 2 usage or input error."
+)
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``status``, ``which``, ``list``, ``check`` and ``diff``."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = commands.add_parser(
+        "status",
+        help="show the backend stack, spec roots and hook modules",
+        description="Show the root package, the backend stack (and why), the spec roots, their "
+        "mirror trees and hook modules.\n\n" + _DETECTION,
+        formatter_class=formatter,
+    )
+    _common(parser)
+    parser.set_defaults(handler=_guard(_status))
+
+    parser = commands.add_parser(
+        "which",
+        help="which file each module would load, and what it shadows",
+        description="Print the file each MODULE would load (a package's __init__) and the chain "
+        "of candidates below it, highest first.\nJSON: a list of "
+        '{"module", "file", "candidates"}; file is null when the module would not import.\n\n'
+        + _DETECTION,
+        formatter_class=formatter,
+    )
+    parser.add_argument("modules", nargs="+", metavar="MODULE", help="full dotted module name")
+    _common(parser)
+    parser.set_defaults(handler=_guard(_which))
+
+    parser = commands.add_parser(
+        "list",
+        help="list every override and added module with its state",
+        description="List every file of every mirror tree with its state: override (loads, "
+        "shadows a lower version), added (loads, no trunk counterpart), shadowed (a higher "
+        "backend wins), excluded, or dead (never loads; see check).\n\n" + _DETECTION,
+        formatter_class=formatter,
+    )
+    _common(parser)
+    parser.set_defaults(handler=_guard(_list))
+
+    parser = commands.add_parser(
+        "check",
+        help="lint the spec trees (exit 1 on errors)",
+        description="Lint the mirror trees and hook modules of the active backend stack. Output "
+        "lines are 'path:line:col: CODE message'.\n\n" + _DETECTION,
+        epilog=_CHECK_EPILOG,
+        formatter_class=formatter,
+    )
+    _common(parser, ("text", "json", "github"))
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="report only these codes or prefixes (comma separated, repeatable)",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="do not report these codes or prefixes (comma separated, repeatable)",
+    )
+    parser.set_defaults(handler=_guard(_check))
+
+    parser = commands.add_parser(
+        "diff",
+        help="unified diff of an override against the version it shadows",
+        description="Print a unified diff of the file MODULE loads against the version it "
+        "shadows (the next one down the chain).\n\n" + _DETECTION,
+        formatter_class=formatter,
+    )
+    parser.add_argument("module", metavar="MODULE", help="full dotted module name")
+    _common(parser)
+    parser.set_defaults(handler=_guard(_diff))
