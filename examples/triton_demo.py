@@ -1,0 +1,105 @@
+"""Run two real Triton kernels on the CPU and say what the active backend changed.
+
+With the example backend (``triton_backend/``), under auto mode::
+
+    FLAGTREE_SPEC_PATH=examples/triton_backend \\
+        python -m flagtree_spec run --root triton examples/triton_demo.py
+
+and without it (plain trunk Triton)::
+
+    python examples/triton_demo.py
+
+It needs ``torch`` and ``triton`` (``pip install "flagtree-spec[triton]"``)
+and no GPU: ``TRITON_INTERPRET=1`` runs the kernels through the interpreter.
+``--json`` prints one JSON document instead of text (the integration test
+reads it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before triton is imported
+
+import torch
+import triton
+import triton.language as tl
+import triton.language.standard as standard
+
+N = 1000  # not a multiple of BLOCK: the masks matter
+BLOCK = 256
+
+
+@triton.jit
+def axpy_kernel(a, x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.fused_axpy(a, x, y), mask=mask)  # the backend's primitive
+
+
+@triton.jit
+def sigmoid_kernel(x_ptr, fn_ptr, member_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(fn_ptr + offs, tl.sigmoid(x), mask=mask)  # the function ...
+    tl.store(member_ptr + offs, x.sigmoid(), mask=mask)  # ... and the tensor member
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))  # trunk code, in every case
+
+
+def max_error(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a.double() - b.double()).abs().max())
+
+
+def main() -> dict[str, object]:
+    torch.manual_seed(0)
+    grid = (triton.cdiv(N, BLOCK),)
+    x = torch.linspace(-8.0, 8.0, N)
+    y = torch.randn(N)
+    a = 2.5
+    report: dict[str, object] = {
+        "standard_file": standard.__file__,
+        "standard_inherits": getattr(standard, "__inherits__", None),
+        "language_file": tl.__file__,
+        "fused_axpy_in_language": hasattr(tl, "fused_axpy"),
+        "fused_axpy_exported": "fused_axpy" in tl.__all__,
+    }
+
+    out = torch.full((N,), float("nan"))
+    try:
+        axpy_kernel[grid](a, x, y, out, N, BLOCK=BLOCK)
+    except Exception as exc:  # without the backend the primitive does not exist
+        report["axpy_error"] = f"{type(exc).__name__}: {exc}"
+    else:
+        report["axpy_error"] = None
+        report["axpy_max_error"] = max_error(out, a * x + y)
+
+    fn_out, member_out = torch.empty(N), torch.empty(N)
+    sigmoid_kernel[grid](x, fn_out, member_out, N, BLOCK=BLOCK)
+    for name, result in (("fn", fn_out), ("member", member_out)):
+        report[f"sigmoid_{name}_vs_exact"] = max_error(result, torch.sigmoid(x))
+        report[f"sigmoid_{name}_vs_hard"] = max_error(result, torch.nn.functional.hardsigmoid(x))
+
+    row = torch.randn(64)
+    softmax_out = torch.empty(64)
+    softmax_kernel[(1,)](row, softmax_out, BLOCK=64)
+    report["softmax_max_error"] = max_error(softmax_out, torch.softmax(row, 0))
+    return report
+
+
+if __name__ == "__main__":
+    report = main()
+    if "--json" in sys.argv[1:]:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:26} {value}")
