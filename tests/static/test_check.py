@@ -1,0 +1,216 @@
+"""Each check code on its fixture tree under fixtures/check/, through the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flagtree_spec._cli import main
+
+CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def findings(capsys: pytest.CaptureFixture[str], scenario: str, *extra: str) -> tuple[int, list[Any]]:
+    repo = CHECK / scenario
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--format", "json", *extra)
+    found: list[Any] = json.loads(out)["findings"]
+    return code, found
+
+
+def spec(scenario: str, *parts: str) -> str:
+    return str(CHECK / scenario / "third_party" / "vendor" / "backend" / "spec" / Path(*parts))
+
+
+def trunk(scenario: str, root: str, *parts: str) -> str:
+    return str(CHECK / scenario / "python" / root / Path(*parts))
+
+
+def only(found: list[Any], code: str) -> list[tuple[str, str, int, int]]:
+    return [(f["severity"], f["path"], f["line"], f["col"]) for f in found if f["code"] == code]
+
+
+def test_fts001_dead_override_package_never_specialised(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts001_dead_override")
+    assert only(found, "FTS001") == [("error", spec("fts001_dead_override", "deadpkg/plain/mod.py"), 1, 1)]
+    assert "deadpkg.plain never calls spec_path" in found[0]["message"]
+    assert code == 1
+
+
+def test_fts002_package_init_override_hides_trunk_modules_and_root_init_never_loads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts002_init_override")
+    assert only(found, "FTS002") == [
+        ("error", spec("fts002_init_override", "initpkg/__init__.py"), 1, 1),
+        ("error", spec("fts002_init_override", "initpkg/sub/__init__.py"), 1, 1),
+    ]
+    hidden = [f["message"] for f in found if f["path"].endswith("sub/__init__.py")][0]
+    assert "trunk modules b cannot be imported" in hidden
+    assert code == 1
+
+
+def test_fts002_is_silent_in_auto_mode_where_every_package_is_specialised(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, found = findings(capsys, "fts002_init_override", "--auto")
+    assert [f["path"] for f in found if f["code"] == "FTS002"] == [
+        spec("fts002_init_override", "initpkg/__init__.py")
+    ]
+
+
+def test_fts003_override_identical_by_ast_to_trunk(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts003_identical")
+    assert only(found, "FTS003") == [("warning", spec("fts003_identical", "samepkg/util.py"), 1, 1)]
+    assert code == 0  # warnings only
+
+
+def test_fts004_names_imported_relatively_and_absolutely_missing_from_override(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts004_missing_name")
+    core = spec("fts004_missing_name", "namepkg/language/core.py")
+    user = spec("fts004_missing_name", "namepkg/user.py")
+    assert only(found, "FTS004") == [("error", core, 1, 1), ("error", core, 1, 1), ("error", user, 2, 1)]
+    messages = [f["message"] for f in found if f["code"] == "FTS004"]
+    assert "'async_task'" in messages[0] and "semantic.py:1" in messages[0]  # from .core import
+    assert "'helper'" in messages[1] and "tools.py:1" in messages[1]  # from namepkg.language.core
+    assert "'absent'" in messages[2]  # an override importing what trunk lacks
+    assert code == 1
+
+
+def test_fts005_public_names_of_shadowed_module_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts005_api_drift")
+    assert only(found, "FTS005") == [("warning", spec("fts005_api_drift", "driftpkg/api.py"), 1, 1)]
+    message = found[0]["message"]
+    assert "compile_kernel" in message and "_private" not in message and "os" not in message.split(":")[-1]
+    assert code == 0
+
+
+def test_fts006_override_of_name_excluded_by_declaration_or_spec_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts006_excluded")
+    assert only(found, "FTS006") == [
+        ("error", spec("fts006_excluded", "exclpkg/_C.py"), 1, 1),
+        ("error", spec("fts006_excluded", "exclpkg/kernels.py"), 1, 1),
+    ]
+    assert "flagtree_spec.json" in found[0]["message"]
+    assert "spec_path exclude 'kernels'" in found[1]["message"]
+    assert code == 1
+
+
+def test_fts007_override_derives_paths_from_own_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts007_own_file")
+    assert only(found, "FTS007") == [("warning", spec("fts007_own_file", "filepkg/paths.py"), 4, 37)]
+    assert code == 0
+
+
+def test_fts008_module_added_by_backend_is_info(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts008_added")
+    assert only(found, "FTS008") == [("info", spec("fts008_added", "addpkg/vendor_only.py"), 1, 1)]
+    assert code == 0
+
+
+def test_fts009_hook_called_but_undefined_is_info_defined_but_uncalled_is_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts009_hooks")
+    assert only(found, "FTS009") == [
+        ("info", trunk("fts009_hooks", "hookpkg", "__init__.py"), 8, 10),
+        ("warning", spec("fts009_hooks", "__init__.py"), 5, 1),
+    ]
+    assert "'atomic_add_int64'" in found[0]["message"] and "'init_languge'" in found[1]["message"]
+    assert code == 0
+
+
+def test_fts010_override_that_does_not_parse_or_decode(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts010_does_not_parse")
+    assert only(found, "FTS010") == [
+        ("error", spec("fts010_does_not_parse", "parsepkg/broken.py"), 3, 7),
+        ("error", spec("fts010_does_not_parse", "parsepkg/latin.py"), 2, 12),
+    ]
+    assert "ascii" in found[1]["message"] and "PEP 263" in found[1]["message"]
+    assert code == 1
+
+
+def test_fts011_compiled_files_in_mirror_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts011_compiled")
+    assert only(found, "FTS011") == [
+        ("error", spec("fts011_compiled", "binpkg/fast.so"), 1, 1),
+        ("error", spec("fts011_compiled", "binpkg/helper.pyc"), 1, 1),
+    ]
+    assert code == 1
+
+
+def test_fts013_override_also_imported_through_hook_package(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts013_hook_import")
+    assert only(found, "FTS013") == [("error", spec("fts013_hook_import", "__init__.py"), 1, 1)]
+    assert "dualpkg.runtime.autotuner" in found[0]["message"]
+    assert code == 1
+
+
+def test_fts014_symlink_leaving_spec_root(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts014_symlink")
+    assert only(found, "FTS014") == [("warning", spec("fts014_symlink", "linkpkg/shared.py"), 1, 1)]
+    assert code == 0
+
+
+def test_noqa_comment_suppresses_named_code_only(capsys: pytest.CaptureFixture[str]) -> None:
+    _, found = findings(capsys, "noqa_suppressed")
+    assert found == []
+    _, found = findings(capsys, "fts003_identical")
+    assert [f["code"] for f in found] == ["FTS003"]  # no comment there: reported
+
+
+def test_select_and_ignore_filter_codes_and_decide_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "fts004_missing_name", "--select", "FTS005,FTS008")
+    assert sorted({f["code"] for f in found}) == ["FTS005", "FTS008"]
+    assert code == 0
+    code, found = findings(capsys, "fts004_missing_name", "--ignore", "FTS004")
+    assert "FTS004" not in {f["code"] for f in found}
+    assert code == 0
+    code, found = findings(capsys, "fts004_missing_name", "--select", "FTS00")
+    assert code == 1
+
+
+def test_clean_tree_has_no_findings_and_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = findings(capsys, "clean")
+    assert (code, found) == (0, [])
+
+
+def test_text_output_is_path_line_col_code_message(capsys: pytest.CaptureFixture[str]) -> None:
+    repo = str(CHECK / "fts007_own_file")
+    code, out, _ = run(capsys, "check", "--repo", repo, "-b", "vendor")
+    assert out.startswith(spec("fts007_own_file", "filepkg/paths.py") + ":4:37: FTS007 derives")
+    assert code == 0
+
+
+def test_github_format_emits_workflow_annotations(capsys: pytest.CaptureFixture[str]) -> None:
+    repo = str(CHECK / "fts001_dead_override")
+    code, out, _ = run(capsys, "check", "--repo", repo, "-b", "vendor", "--format", "github")
+    path = spec("fts001_dead_override", "deadpkg/plain/mod.py")
+    assert out.startswith(f"::error file={path},line=1,col=1,title=FTS001::")
+    assert code == 1
+
+
+def test_unknown_select_code_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "check", "--repo", str(CHECK / "clean"), "--select", "E501")
+    assert code == 2 and "'E501' is not a check code" in err
+
+
+def test_every_documented_code_has_a_fixture() -> None:
+    from flagtree_spec._check import CODES
+
+    scenarios = {p.name.split("_")[0].upper() for p in CHECK.iterdir()}
+    assert set(CODES) <= scenarios
+    assert os.path.islink(spec("fts014_symlink", "linkpkg/shared.py"))
