@@ -50,7 +50,9 @@ class Finding(NamedTuple):
         return dict(self._asdict())
 
 
-def _finding(code: str, path: str, line: int, col: int, message: str, severity: str = "") -> Finding:
+def _finding(
+    code: str, path: str, line: int, col: int, message: str, severity: str = ""
+) -> Finding:
     return Finding(code, severity or CODES[code][0], path, line, col, message)
 
 
@@ -71,7 +73,9 @@ class _Checker:
         self.model = model
         self.findings: list[Finding] = []
 
-    def add(self, code: str, path: str, line: int, col: int, message: str, severity: str = "") -> None:
+    def add(
+        self, code: str, path: str, line: int, col: int, message: str, severity: str = ""
+    ) -> None:
         self.findings.append(_finding(code, path, line, col, message, severity))
 
     # -- overrides
@@ -85,7 +89,7 @@ class _Checker:
                     entry.path,
                     1,
                     1,
-                    f"compiled file in the mirror tree of backend {spec_root.backend or spec_root.path}: "
+                    f"compiled file in the mirror tree of {spec_root.backend or spec_root.path}: "
                     "Python loads it like a module, but nobody can review it; keep sources only",
                 )
                 continue
@@ -160,13 +164,15 @@ class _Checker:
         model = self.model
         for e in sorted(spec_root.exclude):
             if name == e or name.startswith(e + "."):
-                return f"the declaration {spec_root.declaration} (exclude {e[len(model.root) + 1:]!r})"
+                short = e[len(model.root) + 1 :]
+                return f"the declaration {spec_root.declaration} (exclude {short!r})"
         parent = name.rpartition(".")[0]
         while parent:
             module = model.resolve(parent)
             for e in module.exclude:
                 if name == e or name.startswith(e + "."):
-                    return f"package {parent} (spec_path exclude {e[len(parent) + 1:]!r} in {module.file})"
+                    short = e[len(parent) + 1 :]
+                    return f"package {parent} (spec_path exclude {short!r} in {module.file})"
             parent = parent.rpartition(".")[0]
         return ""
 
@@ -215,7 +221,7 @@ class _Checker:
     def compare(self, name: str, path: str, source: Source, lower: str) -> None:
         model = self.model
         other = model.source(lower)
-        if other.tree is None:
+        if other.tree is None or source.tree is None:
             return
         if source.data == other.data or ast.dump(source.tree) == ast.dump(other.tree):
             self.add(
@@ -283,14 +289,14 @@ class _Checker:
                     else:
                         where = f"{module.file}:{imp.line}"
                         reported.setdefault((target.file, name), []).append(where)
-        for (path, name), where in sorted(reported.items()):
-            more = f" and {len(where) - 1} more" if len(where) > 1 else ""
+        for (path, name), sites in sorted(reported.items()):
+            more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
             self.add(
                 "FTS004",
                 path,
                 1,
                 1,
-                f"does not define {name!r}, which {where[0]}{more} imports from it; define it "
+                f"does not define {name!r}, which {sites[0]}{more} imports from it; define it "
                 "or call inherit(globals())",
             )
 
@@ -319,8 +325,12 @@ class _Checker:
             facts = source.facts()
             defined.update(facts.defined)
             for node in source.tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
-                    definitions.append((node.name, spec_root.hooks, node.lineno, node.col_offset + 1))
+                if isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef)
+                ) and not node.name.startswith("_"):
+                    definitions.append(
+                        (node.name, spec_root.hooks, node.lineno, node.col_offset + 1)
+                    )
         called: set[str] = set()
         calls: list[tuple[str, str, int, int]] = []
         for module in model.modules():
@@ -370,7 +380,8 @@ class _Checker:
         prefix = ".".join([hook, *rel.split(os.sep)])
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames[:] = sorted(
-                d for d in dirnames
+                d
+                for d in dirnames
                 if d.isidentifier() and os.path.join(dirpath, d) != mirror and d != "__pycache__"
             )
             parts = os.path.relpath(dirpath, folder).split(os.sep)
@@ -386,7 +397,7 @@ class _Checker:
                     for target in (imp.module, *(f"{imp.module}.{n}" for n in imp.names)):
                         if target != prefix and not target.startswith(prefix + "."):
                             continue
-                        rest = target[len(prefix) + 1:].split(".") if target != prefix else []
+                        rest = target[len(prefix) + 1 :].split(".") if target != prefix else []
                         file = os.path.join(mirror, *rest)
                         if rest and (
                             os.path.isfile(file + ".py")
@@ -434,7 +445,13 @@ def _hook_calls(source: Source) -> Iterator[tuple[str, int, int]]:
             and isinstance(node.args[0].value, str)
         ):
             func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else ""
+            )
             if name in ("spec", "spec_func"):
                 yield node.args[0].value, node.lineno, node.col_offset + 1
 
@@ -449,11 +466,12 @@ def _suppressed(model: Model, finding: Finding) -> bool:
 def select(
     findings: Iterable[Finding], chosen: Sequence[str] = (), ignored: Sequence[str] = ()
 ) -> list[Finding]:
-    """Keep findings whose code starts with one of *chosen* (all when empty) and none of *ignored*."""
+    """Keep findings whose code starts with one of *chosen* (all when empty), none of *ignored*."""
     return [
         f
         for f in findings
-        if (not chosen or f.code.startswith(tuple(chosen))) and not f.code.startswith(tuple(ignored))
+        if (not chosen or f.code.startswith(tuple(chosen)))
+        and not f.code.startswith(tuple(ignored))
     ]
 
 

@@ -34,7 +34,9 @@ the trunk or a backend is imported or executed.
 
 def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json")) -> None:
     where = parser.add_argument_group("trunk and backends")
-    where.add_argument("--trunk", metavar="DIR", help="the root package's folder (holds __init__.py)")
+    where.add_argument(
+        "--trunk", metavar="DIR", help="the root package's folder (holds __init__.py)"
+    )
     where.add_argument("--package", metavar="R", help="an installed root package, e.g. triton")
     where.add_argument("--repo", metavar="DIR", help="a FlagTree-style repository (default: .)")
     where.add_argument(
@@ -163,7 +165,9 @@ def _which(args: argparse.Namespace) -> int:
     answers = [model.resolve(n) for n in names]
     _report_problems(model.problems)
     if args.format == "json":
-        _dump([{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers])
+        _dump(
+            [{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers]
+        )
         return 0
     for a in answers:
         if a.kind == "missing":
@@ -238,8 +242,7 @@ def _codes(values: Sequence[str], option: str) -> list[str]:
     for code in codes:
         if not any(known.startswith(code) for known in CODES) or not code.startswith("FTS"):
             raise InputError(
-                f"{option} {code!r} is not a check code or prefix; the codes are "
-                f"{', '.join(CODES)}"
+                f"{option} {code!r} is not a check code or prefix; the codes are {', '.join(CODES)}"
             )
     return codes
 
@@ -323,11 +326,13 @@ def _diff(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- registration
 
 
-_CHECK_EPILOG = "codes:\n" + "\n".join(
-    f"  {code}  [{severity}] {text}" for code, (severity, text) in CODES.items()
-) + (
-    "\n\nSuppress one finding with '# noqa: FTS00N' on its line.\n"
-    "Exit codes: 0 clean, 1 a finding at error severity, 2 usage or input error."
+_CHECK_EPILOG = (
+    "codes:\n"
+    + "\n".join(f"  {code}  [{severity}] {text}" for code, (severity, text) in CODES.items())
+    + (
+        "\n\nSuppress one finding with '# noqa: FTS00N' on its line.\n"
+        "Exit codes: 0 clean, 1 a finding at error severity, 2 usage or input error."
+    )
 )
 
 

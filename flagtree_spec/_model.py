@@ -134,7 +134,9 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
             return True
         kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
         for k in kinds:
-            name = k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
+            name = (
+                k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
+            )
             if name in _IMPORT_ERRORS:
                 return True
     return False
@@ -192,9 +194,7 @@ def _module_call(facts: Facts, value: ast.expr, line: int) -> None:
     elif name == "inherit":
         facts.inherits = True
         facts.defines_all = True
-    elif name == "bind_symbols":
-        facts.defines_all = True
-    elif (
+    elif name == "bind_symbols" or (
         name == "update"
         and isinstance(value.func, ast.Attribute)
         and isinstance(value.func.value, ast.Call)
@@ -248,8 +248,10 @@ def _extract(tree: ast.Module) -> Facts:
                 if top and (isinstance(node, ast.AugAssign) or node.value is not None):
                     _bind_target(facts, node.target)
                     if isinstance(node.target, ast.Name) and node.target.id == "__all__":
-                        facts.all_names = None if isinstance(node, ast.AugAssign) else (
-                            _string_list(node.value) if node.value is not None else None
+                        facts.all_names = (
+                            None
+                            if isinstance(node, ast.AugAssign)
+                            else (_string_list(node.value) if node.value is not None else None)
                         )
             elif isinstance(node, ast.Expr):
                 if top:
@@ -281,6 +283,7 @@ def _extract(tree: ast.Module) -> Facts:
             elif type(node).__name__ == "Match":
                 for case in node.cases:  # type: ignore[attr-defined]
                     statements(case.body, top, guarded)
+
     statements(tree.body, True, False)
     return facts
 
@@ -314,13 +317,18 @@ class Source:
             with open(path, "rb") as f:
                 self.data = f.read()
         except OSError as exc:
-            self.error = Problem(path, 1, 1, f"cannot be read ({exc.strerror or exc}); fix its permissions")
+            self.error = Problem(
+                path, 1, 1, f"cannot be read ({exc.strerror or exc}); fix its permissions"
+            )
             return
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
         except SyntaxError as exc:
             self.error = Problem(
-                path, exc.lineno or 1, 1, f"bad source encoding: {exc.msg}; fix the coding declaration"
+                path,
+                exc.lineno or 1,
+                1,
+                f"bad source encoding: {exc.msg}; fix the coding declaration",
             )
             return
         try:
@@ -339,7 +347,9 @@ class Source:
         try:
             self.tree = ast.parse(self.text, filename=path)
         except SyntaxError as exc:
-            self.error = Problem(path, exc.lineno or 1, exc.offset or 1, f"does not parse: {exc.msg}")
+            self.error = Problem(
+                path, exc.lineno or 1, exc.offset or 1, f"does not parse: {exc.msg}"
+            )
         except ValueError as exc:  # source code string cannot contain null bytes (3.9-3.11)
             self.error = Problem(path, 1, 1, f"does not parse: {exc}")
 
@@ -437,8 +447,10 @@ class _Folder:
                 if entry.endswith(suffix):
                     stem = entry[: -len(suffix)]
                     break
-            if stem.isidentifier() and stem != "__init__" and (
-                stem != entry or os.path.isdir(os.path.join(self.path, entry))
+            if (
+                stem.isidentifier()
+                and stem != "__init__"
+                and (stem != entry or os.path.isdir(os.path.join(self.path, entry)))
             ):
                 found.add(stem)
         return found
@@ -504,7 +516,9 @@ class Model:
         self._modules: dict[str, Module] = {}
         self._trees: dict[str, list[Entry]] = {}
         if not os.path.isdir(self.rdir):
-            raise InputError(f"trunk {self.rdir!r} is not a directory; give the root package's folder")
+            raise InputError(
+                f"trunk {self.rdir!r} is not a directory; give the root package's folder"
+            )
         if self.folder(self.rdir).init() is None:
             raise InputError(
                 f"trunk {self.rdir!r} is not a package: it has no __init__.py "
@@ -539,7 +553,9 @@ class Model:
                 return mirror
         raise KeyError(spec_root.path)
 
-    def _calls_spec_path(self, name: str, init: str, lower: Sequence[str]) -> Optional[SpecPathCall]:
+    def _calls_spec_path(
+        self, name: str, init: str, lower: Sequence[str]
+    ) -> Optional[SpecPathCall]:
         """The spec_path call a package's ``__init__`` makes (directly or through inherit)."""
         if not init.endswith(".py"):
             return SpecPathCall(0, (), True) if self.auto else None
@@ -553,8 +569,10 @@ class Model:
         if facts.inherits and lower:
             below = self._calls_spec_path(name, lower[0], lower[1:])
             if below is not None:
-                call = below if call is None else SpecPathCall(
-                    call.line, call.exclude + below.exclude, call.exclude_known
+                call = (
+                    below
+                    if call is None
+                    else SpecPathCall(call.line, call.exclude + below.exclude, call.exclude_known)
                 )
         if call is None and self.auto:
             return SpecPathCall(0, (), True)
@@ -647,9 +665,7 @@ class Model:
         return self._package(name, tuple(parts[1:]), first.file, first.folder, below, parent)
 
     def _derived_trunk(self, parent: Module, last: str) -> tuple[str, ...]:
-        return tuple(
-            d for d in (os.path.join(t, last) for t in parent.trunk) if os.path.isdir(d)
-        )
+        return tuple(d for d in (os.path.join(t, last) for t in parent.trunk) if os.path.isdir(d))
 
     def _package(
         self,
@@ -718,7 +734,9 @@ class Model:
             return found
         found = []
         skip = _under(top, self.rdir)
-        pending = [(top, self.root, (os.path.realpath(top),))]
+        pending: list[tuple[str, str, tuple[str, ...]]] = [
+            (top, self.root, (os.path.realpath(top),))
+        ]
         while pending:
             folder, base, seen = pending.pop()
             for entry in sorted(self.folder(folder).names):
@@ -730,18 +748,24 @@ class Model:
                         continue
                     real = os.path.realpath(path)
                     if real in seen:
-                        self._problem(Problem(
-                            path, 1, 1,
-                            f"symlink loop: {path} leads back to {real}; remove the link",
-                        ))
+                        self._problem(
+                            Problem(
+                                path,
+                                1,
+                                1,
+                                f"symlink loop: {path} leads back to {real}; remove the link",
+                            )
+                        )
                         continue
                     found.append(Entry(f"{base}.{entry}", path, "folder"))
                     pending.append((path, f"{base}.{entry}", (*seen, real)))
                     continue
                 if os.path.islink(path) and _is_link_loop(path):
-                    self._problem(Problem(
-                        path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link"
-                    ))
+                    self._problem(
+                        Problem(
+                            path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link"
+                        )
+                    )
                     continue
                 for suffix in (*_SUFFIXES, *COMPILED_SUFFIXES):
                     if entry.endswith(suffix):
@@ -879,7 +903,8 @@ def load(
         if found is None:
             raise InputError(
                 f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "
-                "(python/R/__init__.py and third_party/); pass --trunk DIR, --package R or --repo DIR"
+                "(python/R/__init__.py and third_party/); "
+                "pass --trunk DIR, --package R or --repo DIR"
             )
         rdir = found
     rdir = os.path.normpath(os.path.abspath(rdir))
@@ -887,7 +912,8 @@ def load(
         raise InputError(f"trunk {rdir!r} is not a directory; give the root package's folder")
     if not os.path.isfile(os.path.join(rdir, "__init__.py")):
         raise InputError(
-            f"trunk {rdir!r} is not a package: it has no __init__.py; give the root package's folder"
+            f"trunk {rdir!r} is not a package: it has no __init__.py; "
+            "give the root package's folder"
         )
     root = os.path.basename(rdir)
     if not root.isidentifier():
@@ -901,7 +927,9 @@ def load(
             source = "FLAGTREE_BACKEND"
         else:
             marker = read_marker(rdir)
-            stack, source = (marker.stack, f"marker {marker.path}") if marker else ((), "no backend set")
+            stack, source = (
+                (marker.stack, f"marker {marker.path}") if marker else ((), "no backend set")
+            )
         roots: list[SpecRoot] = []
         for path in spec_roots:
             if not os.path.exists(path):

@@ -20,9 +20,13 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def findings(capsys: pytest.CaptureFixture[str], scenario: str, *extra: str) -> tuple[int, list[Any]]:
+def findings(
+    capsys: pytest.CaptureFixture[str], scenario: str, *extra: str
+) -> tuple[int, list[Any]]:
     repo = CHECK / scenario
-    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--format", "json", *extra)
+    code, out, _ = run(
+        capsys, "check", "--repo", str(repo), "-b", "vendor", "--format", "json", *extra
+    )
     found: list[Any] = json.loads(out)["findings"]
     return code, found
 
@@ -41,7 +45,9 @@ def only(found: list[Any], code: str) -> list[tuple[str, str, int, int]]:
 
 def test_fts001_dead_override_package_never_specialised(capsys: pytest.CaptureFixture[str]) -> None:
     code, found = findings(capsys, "fts001_dead_override")
-    assert only(found, "FTS001") == [("error", spec("fts001_dead_override", "deadpkg/plain/mod.py"), 1, 1)]
+    assert only(found, "FTS001") == [
+        ("error", spec("fts001_dead_override", "deadpkg/plain/mod.py"), 1, 1)
+    ]
     assert "deadpkg.plain never calls spec_path" in found[0]["message"]
     assert code == 1
 
@@ -54,7 +60,7 @@ def test_fts002_package_init_override_hides_trunk_modules_and_root_init_never_lo
         ("error", spec("fts002_init_override", "initpkg/__init__.py"), 1, 1),
         ("error", spec("fts002_init_override", "initpkg/sub/__init__.py"), 1, 1),
     ]
-    hidden = [f["message"] for f in found if f["path"].endswith("sub/__init__.py")][0]
+    hidden = next(f["message"] for f in found if f["path"].endswith("sub/__init__.py"))
     assert "trunk modules b cannot be imported" in hidden
     assert code == 1
 
@@ -80,7 +86,11 @@ def test_fts004_names_imported_relatively_and_absolutely_missing_from_override(
     code, found = findings(capsys, "fts004_missing_name")
     core = spec("fts004_missing_name", "namepkg/language/core.py")
     user = spec("fts004_missing_name", "namepkg/user.py")
-    assert only(found, "FTS004") == [("error", core, 1, 1), ("error", core, 1, 1), ("error", user, 2, 1)]
+    assert only(found, "FTS004") == [
+        ("error", core, 1, 1),
+        ("error", core, 1, 1),
+        ("error", user, 2, 1),
+    ]
     messages = [f["message"] for f in found if f["code"] == "FTS004"]
     assert "'async_task'" in messages[0] and "semantic.py:1" in messages[0]  # from .core import
     assert "'helper'" in messages[1] and "tools.py:1" in messages[1]  # from namepkg.language.core
@@ -92,7 +102,11 @@ def test_fts005_public_names_of_shadowed_module_missing(capsys: pytest.CaptureFi
     code, found = findings(capsys, "fts005_api_drift")
     assert only(found, "FTS005") == [("warning", spec("fts005_api_drift", "driftpkg/api.py"), 1, 1)]
     message = found[0]["message"]
-    assert "compile_kernel" in message and "_private" not in message and "os" not in message.split(":")[-1]
+    assert (
+        "compile_kernel" in message
+        and "_private" not in message
+        and "os" not in message.split(":")[-1]
+    )
     assert code == 0
 
 
@@ -111,7 +125,9 @@ def test_fts006_override_of_name_excluded_by_declaration_or_spec_path(
 
 def test_fts007_override_derives_paths_from_own_file(capsys: pytest.CaptureFixture[str]) -> None:
     code, found = findings(capsys, "fts007_own_file")
-    assert only(found, "FTS007") == [("warning", spec("fts007_own_file", "filepkg/paths.py"), 4, 37)]
+    assert only(found, "FTS007") == [
+        ("warning", spec("fts007_own_file", "filepkg/paths.py"), 4, 37)
+    ]
     assert code == 0
 
 
@@ -152,7 +168,9 @@ def test_fts011_compiled_files_in_mirror_tree(capsys: pytest.CaptureFixture[str]
     assert code == 1
 
 
-def test_fts013_override_also_imported_through_hook_package(capsys: pytest.CaptureFixture[str]) -> None:
+def test_fts013_override_also_imported_through_hook_package(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, found = findings(capsys, "fts013_hook_import")
     assert only(found, "FTS013") == [("error", spec("fts013_hook_import", "__init__.py"), 1, 1)]
     assert "dualpkg.runtime.autotuner" in found[0]["message"]
@@ -172,7 +190,9 @@ def test_noqa_comment_suppresses_named_code_only(capsys: pytest.CaptureFixture[s
     assert [f["code"] for f in found] == ["FTS003"]  # no comment there: reported
 
 
-def test_select_and_ignore_filter_codes_and_decide_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+def test_select_and_ignore_filter_codes_and_decide_exit_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, found = findings(capsys, "fts004_missing_name", "--select", "FTS005,FTS008")
     assert sorted({f["code"] for f in found}) == ["FTS005", "FTS008"]
     assert code == 0

@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 import tempfile
 
+import treegen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import treegen
 
 EXAMPLES = int(os.environ.get("FTS_AGREE_EXAMPLES", "30"))
 BATCH = 10
