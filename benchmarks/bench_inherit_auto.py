@@ -72,7 +72,7 @@ def build_inherit(base: Path) -> Path:
 
 
 def build_tree(base: Path, *, with_spec_path: bool) -> Path:
-    """301 packages: treepkg, 10 children, 29 grandchildren each; the backend overrides 10 modules."""
+    """301 packages: treepkg, 10 children, 29 grandchildren each; 10 overridden modules."""
     repo = base / ("spec_path" if with_spec_path else "auto")
     root = repo / "python" / "treepkg"
     mirror = repo / "third_party" / "bk" / "backend" / "spec" / "treepkg"
