@@ -260,3 +260,34 @@ def test_inherit_writes_lower_bytecode_cache_when_allowed(tmp_path):
     )
     assert out["origin"] == "source"
     assert cached.exists()
+
+
+def test_inherit_finds_the_override_through_a_symlink_to_its_file(tmp_path):
+    link = tmp_path / "core_link.py"
+    link.symlink_to(LOW / "core.py")
+    out = run(
+        f"""
+        import json, flagtree_spec, inhpkg
+        ns = {{"__name__": "inhpkg.core", "__file__": {str(link)!r}}}
+        lower = flagtree_spec.inherit(ns)
+        print(json.dumps([lower, ns["__file__"], ns["helper"]()]))
+        """,
+        "low",
+    )
+    assert out == [str(TRUNK / "core.py"), str(link), "trunk"]
+
+
+def test_inherit_from_a_file_that_is_no_version_on_the_path_is_spec_error(tmp_path):
+    stray = tmp_path / "core.py"
+    stray.write_text("")
+    out = run(
+        f"""
+        import json, flagtree_spec, inhpkg
+        try:
+            flagtree_spec.inherit({{"__name__": "inhpkg.core", "__file__": {str(stray)!r}}})
+        except flagtree_spec.SpecError as exc:
+            print(json.dumps(str(exc)))
+        """,
+        "low",
+    )
+    assert "is not a version of inhpkg.core on inhpkg.__path__" in out

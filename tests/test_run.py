@@ -246,3 +246,19 @@ def test_autostart_line_is_harmless_when_the_library_is_not_installed(tmp_path):
     )
     assert json.loads(proc.stdout) == ["trunk", False]
     assert proc.stderr == ""
+
+
+def test_run_children_that_cannot_import_the_library_get_it_from_the_startup_folder(tmp_path):
+    from flagtree_spec._run import STARTUP_DIR
+
+    env = clean_env({**ENV, "FLAGTREE_BACKEND": "zeta", "FLAGTREE_SPEC_AUTO": "unmodpkg"})
+    env["PYTHONPATH"] = os.pathsep.join([STARTUP_DIR, str(SRC)])  # as run exports it
+    proc = subprocess.run(
+        [sys.executable, "-c", "import unmodpkg.runtime.jit as j, sys; print(j.WHERE)"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (proc.stdout.strip(), proc.stderr) == ("zeta", "")

@@ -67,6 +67,7 @@ def test_trunk_path_reaches_trunk_data_from_a_mirror_module():
             "is a module, not a package; use trunk_path('fixpkg.runtime', 'jit.py')",
         ),
         ("'fixpkg.nothing'", "no such package"),
+        ("'fixpkg.runtime.jit.deeper'", "cannot find it"),
         ("'nonexistent_top'", "no such package"),
         ("'not a name'", "give a dotted package name"),
         ("3", "give a dotted package name"),
@@ -191,3 +192,22 @@ def test_fingerprint_of_a_name_that_is_not_a_root_package_is_spec_error():
         """
     )
     assert "give a top-level package name" in out
+
+
+def test_fingerprint_changes_when_the_declaration_or_a_single_file_hook_module_changes(repo):
+    out = fingerprints(
+        repo,
+        f"""
+edit('{ALPHA_SPEC}/flagtree_spec.json', '{{"hooks": "hooks.py"}}')
+edit('{ALPHA_SPEC}/hooks.py', 'def h(): pass\\n')
+refresh()
+fp()
+edit('{ALPHA_SPEC}/hooks.py', 'def h(): return 1\\n')
+refresh()
+fp()
+edit('{ALPHA_SPEC}/flagtree_spec.json', '{{"hooks": "hooks.py", "exclude": ["runtime"]}}')
+refresh()
+fp()
+""",
+    )
+    assert len(set(out)) == 3
