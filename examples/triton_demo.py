@@ -9,7 +9,7 @@ and without it (plain trunk Triton)::
 
     python examples/triton_demo.py
 
-It needs ``torch`` and ``triton`` (``pip install "flagtree-spec[triton]"``)
+It needs ``torch`` and ``triton`` (``pip install ".[triton]"`` in this repository)
 and no GPU: ``TRITON_INTERPRET=1`` runs the kernels through the interpreter.
 ``--json`` prints one JSON document instead of text (the integration test
 reads it).
