@@ -88,10 +88,14 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
             or _path._debug
         ):
             _path.ExcludeFinder.disable()
+        # The path finder's negative entries too: the cache is as it was before,
+        # and each finder in it forgets what it listed while the body ran.
         importlib.invalidate_caches()
-        # The path finder's negative entries too: the cache is as it was before.
         sys.path_importer_cache.clear()
         sys.path_importer_cache.update(saved[8])
+        for finder in saved[8].values():
+            if finder is not None and hasattr(finder, "invalidate_caches"):
+                finder.invalidate_caches()
 
 
 def activate(

@@ -91,11 +91,17 @@ class HookTable:
         self._modules: Optional[list[tuple[SpecRoot, ModuleType]]] = None
 
     def modules(self) -> list[tuple[SpecRoot, ModuleType]]:
-        """The hook modules, highest priority first, loading them on first use."""
+        """The hook modules, highest priority first, loading them on first use.
+
+        While a hook module is still being imported (it calls ``spec()`` at
+        import time), the list is returned but not kept, so nothing is decided
+        on a half-initialised module.
+        """
         modules = self._modules
         if modules is None:
             modules = [(root, import_hook_module(root)) for root in self.spec_roots]
-            self._modules = modules
+            if not any(_initialising(module) for _, module in modules):
+                self._modules = modules
         return modules
 
     def loaded(self) -> bool:
@@ -111,18 +117,26 @@ class HookTable:
         """Find *hook* in the hook modules and remember the answer."""
         if not isinstance(hook, str):
             raise SpecError(f"a hook name must be a str, not {type(hook).__name__} {hook!r}")
-        for root, module in self.modules():
+        modules = self.modules()
+        final = self._modules is not None or not modules
+        for root, module in modules:
             func = getattr(module, hook, None)
             if callable(func):
-                logger.debug(
-                    "hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks
-                )
-                self.hooks[hook] = func
+                if final:
+                    logger.debug(
+                        "hook %s for %s: %s from %s", hook, self.label, _name(func), root.hooks
+                    )
+                    self.hooks[hook] = func
                 return func  # type: ignore[no-any-return]
-        if self.spec_roots:
-            logger.debug("hook %s for %s: defined by no backend", hook, self.label)
-        self.hooks[hook] = None
+        if final:
+            if self.spec_roots:
+                logger.debug("hook %s for %s: defined by no backend", hook, self.label)
+            self.hooks[hook] = None
         return None
+
+
+def _initialising(module: ModuleType) -> bool:
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
 
 def _name(func: object) -> str:

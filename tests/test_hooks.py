@@ -258,3 +258,19 @@ def test_objects_from_private_hook_module_pickle_into_child_process():
     )
     module, value = child.stdout.split()
     assert module.startswith("flagtree_spec._hooks.alpha_") and value == "7"
+
+
+def test_hook_module_calling_spec_while_importing_decides_nothing_early():
+    out = scenario(
+        """
+        import json, fixpkg
+        from flagtree_spec import spec, spec_func
+        first = spec("late")
+        module = spec_func("late").__module__
+        import sys
+        print(json.dumps([first, spec("early"), sys.modules[module].EARLY]))
+        """,
+        env={"FLAGTREE_BACKEND": "selfcall"},
+    )
+    # During its import neither name is defined yet; afterwards both are found.
+    assert out == ["late", "early", [None, None]]
