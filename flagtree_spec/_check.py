@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Optional
 
 from ._discovery import SpecRoot
@@ -159,6 +159,10 @@ class _Checker:
                         "derives a path from its own __file__, which is in the mirror tree; use "
                         "flagtree_spec.trunk_path(__package__, ...) to reach trunk files",
                     )
+        if source is not None:
+            source.release()
+        if lower is not None and _is_source(lower):
+            model.source(lower).release()
 
     def excluded_by(self, spec_root: SpecRoot, name: str) -> str:
         model = self.model
@@ -223,7 +227,7 @@ class _Checker:
         other = model.source(lower)
         if other.tree is None or source.tree is None:
             return
-        if source.data == other.data or ast.dump(source.tree) == ast.dump(other.tree):
+        if source.data == other.data or _same_tree(source.tree, other.tree):
             self.add(
                 "FTS003",
                 path,
@@ -261,7 +265,13 @@ class _Checker:
                     model.problems.append(source.error)
                 continue
             package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
-            for imp in source.imports(package):
+            imports = list(source.imports(package))
+            source.hook_calls()
+            if module.origin is None:
+                # Trunk files are not needed again as trees; keeping thousands of
+                # them alive makes the cyclic garbage collector rescan them.
+                source.release()
+            for imp in imports:
                 if imp.guarded or imp.module.partition(".")[0] != model.root:
                     continue
                 target = model.resolve(imp.module)
@@ -337,9 +347,7 @@ class _Checker:
             if module.file is None or not _is_source(module.file):
                 continue
             source = model.source(module.file)
-            if source.tree is None or "spec" not in source.text:
-                continue
-            for name, line, col in _hook_calls(source):
+            for name, line, col in source.hook_calls():
                 called.add(name)
                 calls.append((name, module.file, line, col))
         for name, path, line, col in calls:
@@ -435,25 +443,26 @@ class _Checker:
                         )
 
 
-def _hook_calls(source: Source) -> Iterator[tuple[str, int, int]]:
-    assert source.tree is not None
-    for node in ast.walk(source.tree):
-        if (
-            isinstance(node, ast.Call)
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            func = node.func
-            name = (
-                func.id
-                if isinstance(func, ast.Name)
-                else func.attr
-                if isinstance(func, ast.Attribute)
-                else ""
-            )
-            if name in ("spec", "spec_func"):
-                yield node.args[0].value, node.lineno, node.col_offset + 1
+def _same_tree(a: ast.AST, b: ast.AST) -> bool:
+    """Whether two syntax trees are equal, ignoring positions (``ast.dump`` equality).
+
+    Walks both trees in step and stops at the first difference, so it costs
+    far less than dumping both when the files differ.
+    """
+    pending: list[tuple[object, object]] = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            pending.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            pending.extend(zip(x, y))  # type: ignore[call-overload]
+        elif x != y:
+            return False
+    return True
 
 
 def _suppressed(model: Model, finding: Finding) -> bool:

@@ -142,6 +142,29 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
     return False
 
 
+_TRY: tuple[type, ...] = tuple(
+    getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name)
+)
+_COMPOUND: frozenset[type] = frozenset(
+    getattr(ast, name)
+    for name in (
+        "FunctionDef",
+        "AsyncFunctionDef",
+        "ClassDef",
+        "If",
+        "For",
+        "AsyncFor",
+        "While",
+        "With",
+        "AsyncWith",
+        "Try",
+        "TryStar",
+        "Match",
+    )
+    if hasattr(ast, name)
+)
+
+
 def _call_name(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -207,8 +230,37 @@ def _extract(tree: ast.Module) -> Facts:
     """Walk the statements of *tree* once (expressions only where needed)."""
     facts = Facts()
 
+    def nested(node: ast.stmt, guarded: bool) -> None:
+        """Look for imports inside a compound statement below module level."""
+        if isinstance(node, _TRY):
+            inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+            statements(node.body, False, inner)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                statements(handler.body, False, guarded)
+            statements(node.orelse, False, guarded)  # type: ignore[attr-defined]
+            statements(node.finalbody, False, guarded)  # type: ignore[attr-defined]
+            return
+        for name in ("body", "orelse"):
+            inner_body = getattr(node, name, None)
+            if inner_body:
+                statements(inner_body, False, guarded)
+        for case in getattr(node, "cases", ()):
+            statements(case.body, False, guarded)
+
     def statements(body: Sequence[ast.stmt], top: bool, guarded: bool) -> None:
         for node in body:
+            if not top:
+                kind = type(node)
+                if kind is ast.ImportFrom:
+                    names = tuple(a.name for a in node.names)  # type: ignore[attr-defined]
+                    facts.imports.append(
+                        (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)  # type: ignore[attr-defined]
+                    )
+                elif kind in _COMPOUND:
+                    nested(node, guarded)
+                elif kind is ast.Global:
+                    facts.defined.update(node.names)  # type: ignore[attr-defined]
+                continue
             if isinstance(node, ast.ImportFrom):
                 names = tuple(a.name for a in node.names)
                 facts.imports.append(
@@ -304,7 +356,7 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
-    __slots__ = ("_facts", "data", "error", "path", "text", "tree")
+    __slots__ = ("_facts", "_hooks", "data", "error", "path", "text", "tree")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -313,6 +365,7 @@ class Source:
         self.tree: Optional[ast.Module] = None
         self.error: Optional[Problem] = None
         self._facts: Optional[Facts] = None
+        self._hooks: Optional[list[tuple[str, int, int]]] = None
         try:
             with open(path, "rb") as f:
                 self.data = f.read()
@@ -358,6 +411,28 @@ class Source:
         if self._facts is None:
             self._facts = _extract(self.tree) if self.tree is not None else Facts()
         return self._facts
+
+    def hook_calls(self) -> list[tuple[str, int, int]]:
+        """``(hook, line, col)`` of every ``spec("hook", ...)`` / ``spec_func("hook")`` call."""
+        if self._hooks is None:
+            self._hooks = []
+            if self.tree is not None and "spec" in self.text:
+                for node in ast.walk(self.tree):
+                    if (
+                        isinstance(node, ast.Call)
+                        and node.args
+                        and _call_name(node.func) in ("spec", "spec_func")
+                        and isinstance(node.args[0], ast.Constant)
+                        and isinstance(node.args[0].value, str)
+                    ):
+                        self._hooks.append((node.args[0].value, node.lineno, node.col_offset + 1))
+        return self._hooks
+
+    def release(self) -> None:
+        """Drop the syntax tree once its facts and hook calls are extracted."""
+        self.facts()
+        self.hook_calls()
+        self.tree = None
 
     def imports(self, package: str) -> Iterator[ImportFrom]:
         """Every ``from X import ...`` of this file, X made absolute."""

@@ -1,0 +1,139 @@
+"""Speed of ``flagtree-spec check`` against reading and parsing the same files once.
+
+    python3 benchmarks/bench_check.py
+
+Generates a FlagTree-style tree (trunk packages of 20 modules that import from
+each other, plus overrides for 15% of the modules in a backend's mirror tree),
+then times, in this process and side by side, (a) reading and ``ast.parse``-ing
+every file of trunk and mirror once and (b) building the static model and
+running every check on it.  Medians of several runs.  Target (issue "static
+model"): at 2,000 trunk modules and 300 overrides, (b) at most 2.0x (a).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from flagtree_spec._check import check  # noqa: E402
+from flagtree_spec._model import load  # noqa: E402
+
+PER_PACKAGE = 20
+REPEATS = 5
+MODULE = '''"""Module {i} of package {p}."""
+
+from __future__ import annotations
+
+import os
+from .m{prev} import helper_{prev}, Thing{prev}
+
+
+class Thing{i}:
+    """A class with a few methods."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def double(self) -> int:
+        return self.value * 2
+
+    def path(self) -> str:
+        return os.path.join("a", str(self.value))
+
+
+def helper_{i}(x: int, y: int = 2) -> int:
+    total = 0
+    for k in range(x):
+        if k % y:
+            total += k
+        else:
+            total -= helper_{prev}(k, 3) if k > 100 else 1
+    return total
+
+
+def use_{i}() -> object:
+    return Thing{prev}(helper_{i}(3))
+
+
+CONSTANT_{i} = {{"name": "m{i}", "size": {i}, "tags": ["x", "y", "z"]}}
+'''
+
+
+def generate(base: str, modules: int, overrides: int) -> str:
+    rdir = os.path.join(base, "python", "benchpkg")
+    mirror = os.path.join(base, "third_party", "vendor", "backend", "spec", "benchpkg")
+    spec = "from flagtree_spec import spec_path\n\nspec_path(__path__)\n"
+    packages = max(1, modules // PER_PACKAGE)
+    every = max(1, modules // max(1, overrides))
+    written = 0
+    os.makedirs(rdir)
+    with open(os.path.join(rdir, "__init__.py"), "w") as f:
+        f.write(spec)
+    for p in range(packages):
+        folder = os.path.join(rdir, f"pkg{p}")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "__init__.py"), "w") as f:
+            f.write(spec)
+        for i in range(PER_PACKAGE):
+            text = MODULE.format(i=i, p=p, prev=(i - 1) % PER_PACKAGE)
+            with open(os.path.join(folder, f"m{i}.py"), "w") as f:
+                f.write(text)
+            index = p * PER_PACKAGE + i
+            if index % every == 0 and written < overrides:
+                os.makedirs(os.path.join(mirror, f"pkg{p}"), exist_ok=True)
+                with open(os.path.join(mirror, f"pkg{p}", f"m{i}.py"), "w") as f:
+                    f.write(text.replace("return self.value * 2", "return self.value * 3"))
+                written += 1
+    return base
+
+
+def parse_all(base: str) -> int:
+    count = 0
+    for dirpath, _, filenames in os.walk(base):
+        for name in filenames:
+            if name.endswith(".py"):
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    ast.parse(f.read())
+                count += 1
+    return count
+
+
+def run_check(base: str) -> int:
+    model = load(repo=base, backends=["vendor"])
+    return len(check(model))
+
+
+def median_time(func: object, base: str) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        func(base)  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    print(f"{'modules':>8} {'overrides':>9} {'files':>6} {'parse (s)':>10} {'check (s)':>10} {'ratio':>6}")
+    for modules in (500, 2000, 8000):
+        overrides = modules * 3 // 20
+        with tempfile.TemporaryDirectory() as base:
+            generate(base, modules, overrides)
+            files = parse_all(base)
+            parse = median_time(parse_all, base)
+            checked = median_time(run_check, base)
+            findings = run_check(base)
+            print(
+                f"{modules:>8} {overrides:>9} {files:>6} {parse:>10.3f} {checked:>10.3f} "
+                f"{checked / parse:>5.2f}x  ({findings} findings)"
+            )
+    print("target: ratio <= 2.00x at 2,000 modules and 300 overrides")
+
+
+if __name__ == "__main__":
+    main()
