@@ -21,8 +21,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._check import check  # noqa: E402
-from flagtree_spec._model import load  # noqa: E402
+from flagtree_spec._check import check
+from flagtree_spec._model import load
 
 PER_PACKAGE = 20
 REPEATS = 5
@@ -119,7 +119,10 @@ def median_time(func: object, base: str) -> float:
 
 
 def main() -> None:
-    print(f"{'modules':>8} {'overrides':>9} {'files':>6} {'parse (s)':>10} {'check (s)':>10} {'ratio':>6}")
+    print(
+        f"{'modules':>8} {'overrides':>9} {'files':>6} "
+        f"{'parse (s)':>10} {'check (s)':>10} {'ratio':>6}"
+    )
     for modules in (500, 2000, 8000):
         overrides = modules * 3 // 20
         with tempfile.TemporaryDirectory() as base:

@@ -83,9 +83,7 @@ def build_tree(base: Path, *, with_spec_path: bool) -> Path:
     for c in children:
         grand = [f"g{j}" for j in range(29)]
         (root / c).mkdir()
-        (root / c / "__init__.py").write_text(
-            line + "".join(f"from . import {g}\n" for g in grand)
-        )
+        (root / c / "__init__.py").write_text(line + "".join(f"from . import {g}\n" for g in grand))
         for g in grand:
             (root / c / g).mkdir()
             (root / c / g / "__init__.py").write_text(line + "VALUE = 1\n")

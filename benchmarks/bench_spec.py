@@ -108,7 +108,11 @@ def main() -> int:
     version = ".".join(map(str, sys.version_info[:3]))
     rows = [
         ("spec('hook', x) hit / direct call", with_backend["hit"] / with_backend["direct"], 3.0),
-        ("spec('missing'), backend / empty call", with_backend["miss"] / with_backend["empty"], 2.5),
+        (
+            "spec('missing'), backend / empty call",
+            with_backend["miss"] / with_backend["empty"],
+            2.5,
+        ),
         ("spec('hook'), no backend / empty call", without["miss"] / without["empty"], 2.5),
         ("spec_func('hook') / empty call", with_backend["spec_func"] / with_backend["empty"], None),
     ]
@@ -120,16 +124,22 @@ def main() -> int:
         failed |= not ok
         shown = f"<= {target:.1f}" if target else "-"
         print(f"  {name:44} {ratio:7.2f} {shown:>7}  {'ok' if ok else 'OVER TARGET'}")
-    print(f"  direct call {with_backend['direct'] * 1e9:.0f} ns, empty call "
-          f"{with_backend['empty'] * 1e9:.0f} ns, spec hit {with_backend['hit'] * 1e9:.0f} ns")
-    print(f"  spec_path(__path__) per call: {with_backend['spec_path'] * 1e6:.2f} us with a "
-          f"backend, {without['spec_path'] * 1e6:.2f} us without")
+    print(
+        f"  direct call {with_backend['direct'] * 1e9:.0f} ns, empty call "
+        f"{with_backend['empty'] * 1e9:.0f} ns, spec hit {with_backend['hit'] * 1e9:.0f} ns"
+    )
+    print(
+        f"  spec_path(__path__) per call: {with_backend['spec_path'] * 1e6:.2f} us with a "
+        f"backend, {without['spec_path'] * 1e6:.2f} us without"
+    )
     extra = active - base
     ok = extra <= 5.0
     failed |= not ok
-    print(f"  import fixpkg: {base:.2f} ms no backend, {active:.2f} ms with backend 'alpha' "
-          f"(discovery + entry points): +{extra:.2f} ms (target <= 5 ms) "
-          f"{'ok' if ok else 'OVER TARGET'}")
+    print(
+        f"  import fixpkg: {base:.2f} ms no backend, {active:.2f} ms with backend 'alpha' "
+        f"(discovery + entry points): +{extra:.2f} ms (target <= 5 ms) "
+        f"{'ok' if ok else 'OVER TARGET'}"
+    )
     return 1 if failed else 0
 
 

@@ -19,6 +19,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SOURCE = FIXTURES / "source_repo"
 SOURCE_PY = SOURCE / "python"
 INSTALLED = FIXTURES / "installed" / "site-packages"
+# A working directory for child interpreters that holds no importable package.
+NEUTRAL = FIXTURES / "neutral_cwd"
 # Where the library under test was imported from (the installed package in CI).
 LIBRARY = str(Path(flagtree_spec.__file__).resolve().parent.parent)
 
@@ -50,7 +52,9 @@ def run_python(
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         env=full_env,
-        cwd=cwd,
+        # Not the checkout: "python -c" puts the working directory first on
+        # sys.path, and the source folder there would shadow the installed package.
+        cwd=NEUTRAL if cwd is None else cwd,
         capture_output=True,
         text=True,
         timeout=timeout,

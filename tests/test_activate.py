@@ -48,8 +48,9 @@ def test_activate_as_context_manager_restores_previous_state_exactly():
             pass
         after = [list(r.__path__), list(c.__path__), spec_func("init_language"), active("fixpkg"),
                  _calls.dispatch()]
+        same_dispatch = before[4][0] is after[4][0] and before[4][1] == after[4][1]
         print(json.dumps([inside, before[:2] == after[:2], before[2] is after[2],
-                          before[3] == after[3], before[4][0] is after[4][0] and before[4][1] == after[4][1]]))
+                          before[3] == after[3], same_dispatch]))
         """,
         env={"FLAGTREE_BACKEND": "alpha"},
     )

@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conftest import FIXTURES, LIBRARY, clean_env
+from conftest import FIXTURES, LIBRARY, NEUTRAL, clean_env
 
 REPO = FIXTURES / "threads_repo"
 TRUNK = REPO / "python" / "thrpkg"
@@ -100,6 +100,7 @@ def run_many(scripts: Sequence[str], env: Mapping[str, str]) -> list[Any]:
         proc = subprocess.Popen(
             [sys.executable, "-S", "-c", script],  # -S: no site, a faster start
             env=full_env,
+            cwd=NEUTRAL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from conftest import FIXTURES, LIBRARY, ScenarioError, clean_env
+from conftest import FIXTURES, LIBRARY, NEUTRAL, ScenarioError, clean_env
 
 from flagtree_spec._run import AUTOSTART_FILE, AUTOSTART_LINE
 
@@ -65,7 +65,7 @@ def cli(
     proc = subprocess.run(
         [sys.executable, "-m", "flagtree_spec", *args],
         env=full_env,
-        cwd=cwd,
+        cwd=NEUTRAL if cwd is None else cwd,
         capture_output=True,
         text=True,
         timeout=120,
@@ -224,6 +224,7 @@ def test_autostart_line_starts_auto_mode_only_when_flagtree_spec_auto_is_set(
     proc = subprocess.run(
         [sys.executable, "-c", SITE_PROBE % str(tmp_path)],
         env=env,
+        cwd=NEUTRAL,
         capture_output=True,
         text=True,
         check=True,
