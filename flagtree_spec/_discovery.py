@@ -260,6 +260,7 @@ _entry_point_modules: dict[str, str] = {}
 
 def _entry_point_folder(ep: _entrypoints.EntryPoint) -> str:
     import importlib.util
+    from importlib.machinery import PathFinder
 
     value = ep.value.strip()
     if ":" in value or not parse_module_names(value, f"entry point {ep.name!r} of {ep.dist}"):
@@ -267,8 +268,17 @@ def _entry_point_folder(ep: _entrypoints.EntryPoint) -> str:
             f"entry point {ep.name} = {quote(value)} of {ep.dist} must name an importable "
             "package (no ':attr')"
         )
+    # Locate the package without importing anything: find_spec() of a dotted
+    # name would import (run) its parent packages; walk their folders instead.
+    parts = value.split(".")
     try:
-        spec = importlib.util.find_spec(value)
+        spec = importlib.util.find_spec(parts[0])
+        for end in range(2, len(parts) + 1):
+            if spec is None or not spec.submodule_search_locations:
+                break
+            spec = PathFinder.find_spec(
+                ".".join(parts[:end]), list(spec.submodule_search_locations)
+            )
     except (ImportError, ValueError) as exc:
         raise SpecConfigError(f"entry point {ep.name} = {value} of {ep.dist}: {exc}") from exc
     if spec is None or not spec.submodule_search_locations:

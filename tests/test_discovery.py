@@ -321,3 +321,20 @@ def test_valid_backend_without_spec_roots_is_no_op_with_debug_line():
 def test_backend_without_spec_roots_under_strict_is_config_error():
     out = scenario(BAD, env={"FLAGTREE_BACKEND": "nosuch", "FLAGTREE_SPEC_STRICT": "1"})
     assert out[0] == "SpecConfigError" and "FLAGTREE_SPEC_STRICT=1" in out[1]
+
+
+def test_dotted_entry_point_found_without_running_its_parent_package():
+    out = scenario(
+        """
+        import json, sys, fixpkg.runtime.jit as j
+        runs_after_import = len(getattr(sys, "_vendorpkg_runs", []))
+        from flagtree_spec import spec
+        print(json.dumps([j.WHERE, runs_after_import, spec("init_language"),
+                          len(getattr(sys, "_vendorpkg_runs", []))]))
+        """,
+        path=[SOURCE_PY, FIXTURES / "entry_point_dotted" / "site-packages"],
+        env={"FLAGTREE_BACKEND": "vendor"},
+    )
+    # The mirror loads with the parent package never executed; the hook module
+    # is imported under its own dotted name at the first spec() call.
+    assert out == ["vendor", 0, "vendor", 1]
