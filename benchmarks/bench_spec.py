@@ -3,8 +3,7 @@
     python3 benchmarks/bench_spec.py
 
 Each measurement runs in a fresh interpreter on the fixture tree
-``fixtures/source_repo`` with the library from this checkout (or the
-installed one, when ``FLAGTREE_SPEC_BENCH_INSTALLED=1``); every ratio compares
+``fixtures/source_repo`` with the library from this checkout; every ratio compares
 two timings taken side by side in the same process.  Medians of several
 ``timeit`` repeats are reported.  Targets (issue "core runtime"): a ``spec()``
 hit at most 3.0x a direct call of the hook; a miss, or any call with no
@@ -73,10 +72,7 @@ print((t1 - t0) * 1e3)
 def child_env(backend: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLAGTREE_")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # time imports, not compilation
-    paths = [TRUNK]
-    if os.environ.get("FLAGTREE_SPEC_BENCH_INSTALLED") != "1":
-        paths.append(REPO)
-    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["PYTHONPATH"] = os.pathsep.join([TRUNK, REPO])
     if backend:
         env["FLAGTREE_BACKEND"] = backend
     return env
