@@ -310,13 +310,7 @@ def discover(
     finder = _Finder(root, rdir, entry_points)
     out: list[SpecRoot] = []
     for path in spec_path_env():
-        decl = read_declaration(path)
-        if decl is not None and decl.base:
-            raise SpecConfigError(
-                f"backend declaration {decl.path}: 'base' needs a named backend, and a "
-                "FLAGTREE_SPEC_PATH root has none; activate the base backend instead"
-            )
-        finder.add(out, finder.make_root(path, "FLAGTREE_SPEC_PATH", None, decl))
+        finder.add(out, _unnamed_root(finder, path, "FLAGTREE_SPEC_PATH"))
     expanded: list[str] = []
 
     def visit(backend: str, chain: tuple[str, ...]) -> None:
@@ -360,11 +354,17 @@ def explicit_roots(root: str, rdir: str, paths: Sequence[str]) -> tuple[SpecRoot
         path = os.path.abspath(os.fspath(path))
         if not os.path.isdir(path):
             raise SpecConfigError(f"spec root {path!r} is not a directory")
-        decl = read_declaration(path)
-        if decl is not None and decl.base:
-            raise SpecConfigError(
-                f"backend declaration {decl.path}: 'base' needs a named backend; "
-                "pass the base's spec root to activate(spec_roots=...) too"
-            )
-        finder.add(out, finder.make_root(path, "activate", None, decl))
+        finder.add(out, _unnamed_root(finder, path, "activate"))
     return tuple(out)
+
+
+def _unnamed_root(finder: _Finder, path: str, kind: str) -> SpecRoot:
+    """A spec root that belongs to no named backend, so its declaration has no ``base``."""
+    decl = read_declaration(path)
+    if decl is not None and decl.base:
+        where = "a FLAGTREE_SPEC_PATH root" if kind == "FLAGTREE_SPEC_PATH" else "an explicit root"
+        raise SpecConfigError(
+            f"backend declaration {decl.path}: 'base' needs a named backend, and {where} has "
+            "none; activate the base backend, or give its spec root too"
+        )
+    return finder.make_root(path, kind, None, decl)

@@ -338,3 +338,23 @@ def test_dotted_entry_point_found_without_running_its_parent_package():
     # The mirror loads with the parent package never executed; the hook module
     # is imported under its own dotted name at the first spec() call.
     assert out == ["vendor", 0, "vendor", 1]
+
+
+def test_base_in_a_root_without_backend_name_is_config_error(tmp_path):
+    root = tmp_path / "unnamed"
+    root.mkdir()
+    (root / "flagtree_spec.json").write_text('{"base": ["alpha"]}')
+    out = scenario(BAD, env={"FLAGTREE_SPEC_PATH": str(root)})
+    assert out[0] == "SpecConfigError"
+    assert "'base' needs a named backend" in out[1] and "a FLAGTREE_SPEC_PATH root" in out[1]
+    out = scenario(
+        f"""
+        import json, fixpkg
+        from flagtree_spec import activate
+        try:
+            activate(spec_roots=[{str(root)!r}])
+        except Exception as exc:
+            print(json.dumps([type(exc).__name__, str(exc)]))
+        """
+    )
+    assert out[0] == "SpecConfigError" and "an explicit root" in out[1]
