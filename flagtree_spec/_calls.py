@@ -46,10 +46,10 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     name = root.hook_name
     if name in _failures:
         raise _new_failure(name)
+    who = f"backend {root.backend!r}" if root.backend else f"spec root {root.path}"
     try:
         module = importlib.import_module(name)
     except Exception as exc:
-        who = f"backend {root.backend!r}" if root.backend else f"spec root {root.path}"
         error = SpecImportError(
             f"the hook module of {who} ({root.hooks}) failed to import: {type(exc).__name__}: {exc}"
         )
@@ -59,7 +59,7 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     where = getattr(module, "__file__", None)
     if where is None or os.path.realpath(where) != os.path.realpath(root.hooks):
         error = SpecImportError(
-            f"the hook module of backend {root.backend!r} is {root.hooks}, but importing it as "
+            f"the hook module of {who} is {root.hooks}, but importing it as "
             f"{name!r} loaded {where!r}; a mirror tree or another package shadows that name"
         )
         _failures[name] = error

@@ -274,3 +274,29 @@ def test_hook_module_calling_spec_while_importing_decides_nothing_early():
     )
     # During its import neither name is defined yet; afterwards both are found.
     assert out == ["late", "early", [None, None]]
+
+
+def test_shadowed_hook_module_of_a_spec_path_root_names_the_spec_root(tmp_path):
+    # A FLAGTREE_SPEC_PATH root inside the root package: its hook module is
+    # imported as shpkg.extra, which the spec root's own mirror shadows.
+    extra = tmp_path / "shpkg" / "extra"
+    (extra / "shpkg" / "extra").mkdir(parents=True)
+    (tmp_path / "shpkg" / "__init__.py").write_text(
+        "from flagtree_spec import spec_path\nspec_path(__path__)\n"
+    )
+    (extra / "__init__.py").write_text("def hook():\n    return 'hook'\n")
+    (extra / "shpkg" / "extra" / "__init__.py").write_text("")
+    out = scenario(
+        """
+        import json, shpkg
+        from flagtree_spec import SpecImportError, spec
+        try:
+            spec("hook")
+        except SpecImportError as exc:
+            print(json.dumps(str(exc)))
+        """,
+        path=[tmp_path],
+        env={"FLAGTREE_SPEC_PATH": str(extra)},
+    )
+    assert out.startswith(f"the hook module of spec root {extra} is {extra}/__init__.py, but ")
+    assert "backend None" not in out
