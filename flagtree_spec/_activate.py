@@ -13,7 +13,7 @@ from . import _calls, _path, _state
 from ._calls import Hook
 from ._config import is_module_name
 from ._discovery import SpecRoot
-from ._errors import SpecError
+from ._errors import SpecConfigError, SpecError
 
 __all__ = ["Activation", "ActiveState", "Root", "activate", "active", "for_root"]
 
@@ -135,6 +135,10 @@ def activate(
         if isinstance(spec_roots, (str, bytes)):
             raise SpecError(f"activate(spec_roots={spec_roots!r}): give a list of directories")
         roots = tuple(os.path.abspath(os.fspath(p)) for p in spec_roots)
+        for path in roots:
+            # Checked now, not when a root package is first resolved (maybe at its import).
+            if not os.path.isdir(path):
+                raise SpecConfigError(f"spec root {path!r} is not a directory")
     override = _state.Override(stack, roots)
     with _state.lock:
         saved = _snapshot()

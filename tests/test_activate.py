@@ -174,3 +174,17 @@ def test_active_describes_state():
         ["fixpkg", "fixpkg.runtime"],
         [["fixpkg.runtime.jit", f"{ALPHA}/runtime/jit.py"]],
     ]
+
+
+def test_activate_with_a_spec_root_that_is_no_directory_raises_before_any_root_is_known():
+    out = scenario(
+        """
+        import json, sys
+        from flagtree_spec import SpecConfigError, activate
+        try:
+            activate(spec_roots=["/nonexistent/dir"])
+        except SpecConfigError as exc:
+            print(json.dumps([str(exc), "fixpkg" in sys.modules]))
+        """
+    )
+    assert out == ["spec root '/nonexistent/dir' is not a directory", False]
