@@ -130,16 +130,21 @@ def install(root: str) -> None:
     if not isinstance(root, str) or "." in root or not is_module_name(root):
         raise SpecError(f"install({root!r}): give a top-level package name like 'triton'")
     with _state.lock:
+        if root not in _roots:
+            imported = []
+            for name, module in sorted(sys.modules.items()):
+                path = getattr(module, "__dict__", {}).get("__path__")
+                mine = name == root or name.startswith(root + ".")
+                if mine and isinstance(path, list) and name not in _path._packages:
+                    imported.append((name, path, module))
+            # Resolve the state before changing anything: a bad configuration installs nothing.
+            state = _state.state_of(root) if imported else None
+            _roots.add(root)
+            if state is not None:
+                for name, path, module in imported:
+                    _owned[name] = _path._record(name, path, module, state)
         if AutoFinder not in sys.meta_path:
             sys.meta_path.insert(0, AutoFinder)
-        if root in _roots:
-            return
-        _roots.add(root)
-        for name, module in sorted(sys.modules.items()):
-            path = getattr(module, "__dict__", {}).get("__path__")
-            mine = name == root or name.startswith(root + ".")
-            if mine and isinstance(path, list) and name not in _path._packages:
-                _owned[name] = _path._record(name, path, module, _state.state_of(root))
     logger.debug("auto mode installed for %s", root)
 
 

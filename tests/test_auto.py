@@ -306,3 +306,21 @@ def test_auto_start_from_environment_reports_a_bad_value_and_starts_nothing():
         env={"FLAGTREE_SPEC_AUTO": "unmodpkg.runtime"},
     )
     assert proc_out == [[], False]
+
+
+def test_auto_install_that_fails_leaves_nothing_installed():
+    out = auto(
+        """
+        import os, unmodpkg
+        os.environ["FLAGTREE_BACKEND"] = "../x"
+        try:
+            flagtree_spec.install("unmodpkg")
+        except flagtree_spec.SpecConfigError as exc:
+            error = str(exc)
+        from flagtree_spec import _auto, _path
+        print(json.dumps([error.startswith("FLAGTREE_BACKEND="), _auto.installed(),
+                          "AutoFinder" in repr(sys.meta_path), sorted(_path.packages())]))
+        """,
+        env={"FLAGTREE_BACKEND": ""},
+    )
+    assert out == [True, [], False, []]
