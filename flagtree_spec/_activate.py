@@ -82,9 +82,8 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
             _path.reapply(r for r in changed if r in _state._roots)
         _state.refresh_dispatch()
         if not saved[7] and not (
-            any(s.dropped for s in _state._roots.values())
+            any(s.excludes for s in _state._roots.values())
             or any(_path._user_exclude.values())
-            or _state.disabled()
             or _path._debug
         ):
             _path.ExcludeFinder.disable()
@@ -162,7 +161,7 @@ def activate(
         importlib.invalidate_caches()
         _path.reapply(affected)
         _state.refresh_dispatch()
-        if any(s.dropped for s in new.values()):
+        if any(s.excludes for s in new.values()):
             _path.ExcludeFinder.enable()
     return Activation(saved)
 

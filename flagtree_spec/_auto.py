@@ -112,7 +112,7 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
             _path._packages[fullname] = previous
             return
         _owned[fullname] = package
-        if state.dropped or _path._user_exclude.get(root) or _state.disabled():
+        if state.excludes or _path._user_exclude.get(root):
             _path.ExcludeFinder.enable()
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))

@@ -58,15 +58,14 @@ def _excluded(name: str, names: Iterable[str]) -> bool:
     return any(name == e or name.startswith(e + ".") for e in names)
 
 
-def globally_excluded(name: str) -> bool:
+def globally_excluded(state: _state.RootState, name: str) -> bool:
     """Whether *name* always loads from trunk, whatever the backend."""
-    root = name.partition(".")[0]
-    return _excluded(name, _user_exclude.get(root, ())) or _excluded(name, _state.disabled())
+    return _excluded(name, _user_exclude.get(state.root, ())) or _excluded(name, state.disabled)
 
 
 def mirror_dirs(state: _state.RootState, name: str, rel: Sequence[str]) -> list[str]:
     """The mirror directories of package *name* under *state*, highest priority first."""
-    if not state.specialised or globally_excluded(name):
+    if not state.specialised or globally_excluded(state, name):
         return []
     found = []
     for spec_root in state.mirrors():
@@ -162,7 +161,7 @@ def spec_path(
         if package is None or package.path is not path:
             package = _record(name, path, module, state)
         called.add(name)
-        if extra_names or state.dropped or _state.disabled():
+        if extra_names or state.excludes:
             ExcludeFinder.enable()
         return list(package.mirrors)
 
@@ -271,7 +270,7 @@ class ExcludeFinder:
         state = _state.known_root(root) if dot else None
         if state is None or not state.specialised or path is None:
             return None
-        if globally_excluded(fullname):
+        if globally_excluded(state, fullname):
             drop: Sequence[str] = [r.mirror for r in state.mirrors() if r.mirror]
         else:
             drop = [

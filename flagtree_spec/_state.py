@@ -46,10 +46,16 @@ _override_root: dict[str, Override] = {}
 class RootState:
     """The resolved state of one root package."""
 
-    __slots__ = ("dropped", "rdir", "root", "source", "spec_roots", "stack", "table")
+    __slots__ = ("disabled", "dropped", "rdir", "root", "source", "spec_roots", "stack", "table")
 
     def __init__(
-        self, root: str, rdir: str, stack: tuple[str, ...], source: str, found: Discovery
+        self,
+        root: str,
+        rdir: str,
+        stack: tuple[str, ...],
+        source: str,
+        found: Discovery,
+        disabled: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.rdir = rdir
@@ -64,10 +70,17 @@ class RootState:
                 continue
             for name in spec_root.exclude:
                 self.dropped[name] = (*self.dropped.get(name, ()), spec_root.mirror)
+        # Modules of this root named by FLAGTREE_SPEC_DISABLE, read with the rest of the state.
+        self.disabled = tuple(n for n in disabled if n.partition(".")[0] == root)
 
     @property
     def specialised(self) -> bool:
         return bool(self.spec_roots)
+
+    @property
+    def excludes(self) -> bool:
+        """Whether a declaration or ``FLAGTREE_SPEC_DISABLE`` keeps some module on trunk."""
+        return bool(self.dropped or self.disabled)
 
     def mirrors(self) -> list[SpecRoot]:
         return [r for r in self.spec_roots if r.mirror is not None]
@@ -113,17 +126,20 @@ def root_dir(root: str) -> str:
 def _compute(root: str) -> RootState:
     rdir = root_dir(root)
     override = _override_root.get(root, _override_all)
+    disabled = parse_module_names(
+        os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE"
+    )
     stack: tuple[str, ...]
     if override is not None and override.spec_roots is not None:
         found = Discovery((), explicit_roots(root, rdir, override.spec_roots))
-        state = RootState(root, rdir, (), "activate(spec_roots=...)", found)
+        state = RootState(root, rdir, (), "activate(spec_roots=...)", found, disabled)
     else:
         if override is not None:
             stack, source = override.stack, "activate()"
         else:
             stack, source = _from_environment(rdir)
         found = discover(root, rdir, stack, entry_points, strict=env_flag("FLAGTREE_SPEC_STRICT"))
-        state = RootState(root, rdir, stack, source, found)
+        state = RootState(root, rdir, stack, source, found, disabled)
     logger.debug(
         "root package %s: backend stack %s (%s); spec roots: %s",
         root,
@@ -169,11 +185,6 @@ def state_of(root: str) -> RootState:
                 _roots[root] = state
                 refresh_dispatch()
     return state
-
-
-def disabled() -> tuple[str, ...]:
-    """Modules named by ``FLAGTREE_SPEC_DISABLE``."""
-    return parse_module_names(os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE")
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -161,3 +161,22 @@ def test_exclude_with_an_invalid_name_is_spec_error(bad):
         path=[PY],
     )
     assert "is not a module name relative to 'expkg'" in out
+
+
+def test_disable_is_read_once_with_the_state_until_activate():
+    out = scenario(
+        """
+        import importlib, json, os, expkg
+        from flagtree_spec import activate
+        os.environ["FLAGTREE_SPEC_DISABLE"] = "expkg.kept"
+        late = importlib.import_module("expkg.kept").WHERE
+        os.environ["FLAGTREE_SPEC_DISABLE"] = "bad..name"
+        other = importlib.import_module("expkg.later.other").WHERE
+        os.environ["FLAGTREE_SPEC_DISABLE"] = "expkg.pkg2"
+        activate("mir")
+        print(json.dumps([late, other, importlib.import_module("expkg.pkg2.mod").WHERE]))
+        """,
+        env={"FLAGTREE_BACKEND": "mir"},
+        path=[PY],
+    )
+    assert out == ["mirror", "mirror", "trunk"]
