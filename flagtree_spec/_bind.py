@@ -70,7 +70,7 @@ def bind_symbols(
         names = listed
     if isinstance(names, str):
         raise SpecError(f"bind_symbols(names={names!r}): give a list of names, like [{names!r}]")
-    wanted = list(names)
+    wanted = list(dict.fromkeys(names))  # a name listed twice is bound once
     for name in wanted:
         if not isinstance(name, str) or not name.isidentifier():
             raise SpecError(f"bind_symbols(): {name!r} is not a name")
@@ -82,7 +82,11 @@ def bind_symbols(
             + "; fix the names or the source's __all__"
         )
     single = isinstance(target, ModuleType)
-    targets: list[object] = [target] if single else list(target)
+    try:
+        targets: list[object] = [target] if single else list(target)
+    except TypeError:
+        targets = [target]
+    modules: list[ModuleType] = []
     for module in targets:
         if not isinstance(module, ModuleType):
             raise SpecError(f"bind_symbols(): target {module!r} is not a module")
@@ -92,7 +96,7 @@ def bind_symbols(
                 f"bind_symbols(): {module.__name__}.__all__ is a {type(exported).__name__}; "
                 "it must be a list or a tuple"
             )
-    modules = [m for m in targets if isinstance(m, ModuleType)]
+        modules.append(module)
     results = [_bind_one(source, m, wanted, overwrite, export) for m in modules]
     return results[0] if single else tuple(results)
 

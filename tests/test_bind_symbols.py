@@ -78,6 +78,7 @@ def test_missing_listed_name_is_error_and_nothing_changes():
         (["not a name"], None, "is not a name"),
         ([3], None, "is not a name"),
         (["a"], "not a module", "is not a module"),
+        (["a"], 3, "is not a module"),
     ],
 )
 def test_bad_arguments_are_errors(names, target, match):
@@ -91,3 +92,11 @@ def test_target_all_of_wrong_type_is_error_before_binding():
     with pytest.raises(SpecError, match="must be a list or a tuple"):
         bind_symbols(module("ext", a=1), target, ["a"])
     assert not hasattr(target, "a")
+
+
+def test_a_name_listed_twice_is_bound_and_exported_once():
+    source = module("ext", __all__=["fma", "fma"], fma=1)
+    target = module("lang", __all__=[])
+    assert bind_symbols(source, target, overwrite=True) == BindResult("lang", ("fma",), ())
+    assert target.__all__ == ["fma"]
+    assert bind_symbols(source, module("other")) == BindResult("other", ("fma",), ())
