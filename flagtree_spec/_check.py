@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from ._discovery import SpecRoot
 from ._model import COMPILED_SUFFIXES, Entry, Model, Module, Source
@@ -120,12 +120,11 @@ class _Checker:
                 "drop the exclusion",
             )
             return
-        source: Optional[Source] = None
-        if _is_source(path):
-            source = model.source(path)
-            if source.error is not None:
-                self.add("FTS010", path, source.error.line, source.error.col, source.error.message)
-                source = None
+        # Every other file of a mirror tree is compiled (FTS011): this one is source.
+        read = model.source(path)
+        if read.error is not None:
+            self.add("FTS010", path, read.error.line, read.error.col, read.error.message)
+        source = read if read.error is None else None
         live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(path)
         if not live:
             if path in module.candidates:
@@ -135,7 +134,7 @@ class _Checker:
             return
         if entry.kind == "init" and not module.specialised:
             self.hidden_trunk(module, path)
-        lower = model.lower_version(name, path)
+        lower = model.lower_version(name)
         if lower is None:
             if model.trunk_only(name) is None:
                 self.add(
@@ -182,9 +181,7 @@ class _Checker:
 
     def dead_reason(self, name: str, path: str, module: Module) -> str:
         model = self.model
-        parent_name = name.rpartition(".")[0] if "." in name else name
-        if os.path.basename(path).startswith("__init__."):
-            parent_name = name.rpartition(".")[0] or name
+        parent_name = name.rpartition(".")[0]  # never the root itself: its __init__ is FTS002
         parent = model.resolve(parent_name)
         what = f"{_rel(model, path)} never loads"
         if parent.kind == "missing":
@@ -225,7 +222,7 @@ class _Checker:
     def compare(self, name: str, path: str, source: Source, lower: str) -> None:
         model = self.model
         other = model.source(lower)
-        if other.tree is None or source.tree is None:
+        if other.tree is None or source.tree is None:  # a version that does not parse
             return
         if source.data == other.data or _same_tree(source.tree, other.tree):
             self.add(
@@ -262,7 +259,7 @@ class _Checker:
             source = model.source(module.file)
             if source.error is not None:
                 if module.origin is None:
-                    model.problems.append(source.error)
+                    model.problem(source.error)
                 continue
             package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
             imports = list(source.imports(package))

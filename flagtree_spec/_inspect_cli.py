@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import io
 import json
 import os
 import sys
@@ -198,7 +199,7 @@ def _states(model: Model) -> list[dict[str, Any]]:
         live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
             entry.path
         )
-        lower = model.lower_version(entry.name, entry.path) if live else None
+        lower = model.lower_version(entry.name) if live else None
         if checker.excluded_by(spec_root, entry.name):
             state = "excluded"
         elif live:
@@ -288,12 +289,12 @@ def _check(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- diff
 
 
-def _read(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readlines()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+def _read(model: Model, path: str) -> list[str]:
+    """The lines of source file *path*, decoded per PEP 263 as the model reads it."""
+    source = model.source(path)
+    if source.error is not None and not source.text:  # unreadable or undecodable
+        raise InputError(f"cannot diff {path}: {source.error.message}")
+    return io.StringIO(source.text, newline=None).readlines()
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -307,12 +308,16 @@ def _diff(args: argparse.Namespace) -> int:
         text = ""
         note = f"{name} loads from trunk ({module.file}); nothing overrides it"
     elif lower is None:
-        text = "".join(difflib.unified_diff([], _read(module.file), "/dev/null", module.file))
+        text = "".join(
+            difflib.unified_diff([], _read(model, module.file), "/dev/null", module.file)
+        )
         note = f"{name} is added by the backend; no trunk counterpart"
     elif not (module.file.endswith(".py") and lower.endswith(".py")):
         raise InputError(f"{name}: {module.file} or {lower} is not a source file; cannot diff")
     else:
-        text = "".join(difflib.unified_diff(_read(lower), _read(module.file), lower, module.file))
+        text = "".join(
+            difflib.unified_diff(_read(model, lower), _read(model, module.file), lower, module.file)
+        )
         note = ""
     if args.format == "json":
         _dump({"module": name, "file": module.file, "shadows": lower, "diff": text})

@@ -90,8 +90,7 @@ class SpecPathCall(NamedTuple):
     """A ``spec_path(__path__, exclude=...)`` call at module level."""
 
     line: int
-    exclude: tuple[str, ...]
-    exclude_known: bool  # False when exclude= is not a literal list of names
+    exclude: tuple[str, ...]  # only literal lists of names are known statically
 
 
 class Facts:
@@ -194,26 +193,20 @@ def _bind_target(facts: Facts, target: ast.expr) -> None:
         _bind_target(facts, target.value)
 
 
-def _module_call(facts: Facts, value: ast.expr, line: int) -> None:
+def _module_call(facts: Facts, value: ast.expr) -> None:
     """Record a module-level call of spec_path, inherit, bind_symbols or globals()."""
     if not isinstance(value, ast.Call):
         return
     name = _call_name(value.func)
     if name == "spec_path" and value.args and _call_name(value.args[0]) == "__path__":
         exclude: tuple[str, ...] = ()
-        known = True
         for keyword in value.keywords:
             if keyword.arg == "exclude":
-                found = _string_list(keyword.value)
-                if found is None:
-                    known = False
-                else:
-                    exclude = found
+                exclude = _string_list(keyword.value) or ()
         previous = facts.spec_path
         if previous is not None:
             exclude = previous.exclude + exclude
-            known = known and previous.exclude_known
-        facts.spec_path = SpecPathCall(line, exclude, known)
+        facts.spec_path = SpecPathCall(value.lineno, exclude)
     elif name == "inherit":
         facts.inherits = True
         facts.defines_all = True
@@ -230,113 +223,101 @@ def _extract(tree: ast.Module) -> Facts:
     """Walk the statements of *tree* once (expressions only where needed)."""
     facts = Facts()
 
-    def nested(node: ast.stmt, guarded: bool) -> None:
-        """Look for imports inside a compound statement below module level."""
-        if isinstance(node, _TRY):
-            inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
-            statements(node.body, False, inner)  # type: ignore[attr-defined]
-            for handler in node.handlers:  # type: ignore[attr-defined]
-                statements(handler.body, False, guarded)
-            statements(node.orelse, False, guarded)  # type: ignore[attr-defined]
-            statements(node.finalbody, False, guarded)  # type: ignore[attr-defined]
-            return
-        for name in ("body", "orelse"):
-            inner_body = getattr(node, name, None)
-            if inner_body:
-                statements(inner_body, False, guarded)
-        for case in getattr(node, "cases", ()):
-            statements(case.body, False, guarded)
+    def import_from(node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
+        names = tuple(a.name for a in node.names)
+        facts.imports.append(
+            (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
+        )
+        return names
 
-    def statements(body: Sequence[ast.stmt], top: bool, guarded: bool) -> None:
+    def below(body: Sequence[ast.stmt], guarded: bool) -> None:
+        """Statements below module level: only imports and ``global`` matter."""
         for node in body:
-            if not top:
-                kind = type(node)
-                if kind is ast.ImportFrom:
-                    names = tuple(a.name for a in node.names)  # type: ignore[attr-defined]
-                    facts.imports.append(
-                        (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)  # type: ignore[attr-defined]
-                    )
-                elif kind in _COMPOUND:
-                    nested(node, guarded)
-                elif kind is ast.Global:
-                    facts.defined.update(node.names)  # type: ignore[attr-defined]
-                continue
             if isinstance(node, ast.ImportFrom):
-                names = tuple(a.name for a in node.names)
-                facts.imports.append(
-                    (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
-                )
-                if top:
-                    if "*" in names:
-                        facts.defines_all = True
-                    for alias in node.names:
-                        bound = alias.asname or alias.name
-                        facts.defined.add(bound)
-                        facts.imported.add(bound)
+                import_from(node, guarded)
+            elif isinstance(node, ast.Global):
+                facts.defined.update(node.names)
+            elif isinstance(node, _TRY):
+                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+                below(node.body, inner)  # type: ignore[attr-defined]
+                for handler in node.handlers:  # type: ignore[attr-defined]
+                    below(handler.body, guarded)
+                below(node.orelse, guarded)  # type: ignore[attr-defined]
+                below(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif type(node) in _COMPOUND:
+                for name in ("body", "orelse"):
+                    below(getattr(node, name, ()), guarded)
+                for case in getattr(node, "cases", ()):
+                    below(case.body, guarded)
+
+    def top(body: Sequence[ast.stmt], guarded: bool) -> None:
+        """Module-level statements (also inside module-level if/try/for/with/match)."""
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                if "*" in import_from(node, guarded):
+                    facts.defines_all = True
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    facts.defined.add(bound)
+                    facts.imported.add(bound)
             elif isinstance(node, ast.Import):
-                if top:
-                    for alias in node.names:
-                        bound = alias.asname or alias.name.partition(".")[0]
-                        facts.defined.add(bound)
-                        facts.imported.add(bound)
+                for alias in node.names:
+                    bound = alias.asname or alias.name.partition(".")[0]
+                    facts.defined.add(bound)
+                    facts.imported.add(bound)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if top:
-                    facts.defined.add(node.name)
-                    if node.name == "__getattr__":
-                        facts.defines_all = True
-                statements(node.body, False, guarded)
+                facts.defined.add(node.name)
+                if node.name == "__getattr__":
+                    facts.defines_all = True
+                below(node.body, guarded)
             elif isinstance(node, ast.ClassDef):
-                if top:
-                    facts.defined.add(node.name)
-                statements(node.body, False, guarded)
+                facts.defined.add(node.name)
+                below(node.body, guarded)
             elif isinstance(node, ast.Assign):
-                if top:
-                    for target in node.targets:
-                        _bind_target(facts, target)
-                        if isinstance(target, ast.Name) and target.id == "__all__":
-                            facts.all_names = _string_list(node.value)
-                    _module_call(facts, node.value, node.lineno)
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-                if top and (isinstance(node, ast.AugAssign) or node.value is not None):
+                for target in node.targets:
+                    _bind_target(facts, target)
+                    if isinstance(target, ast.Name) and target.id == "__all__":
+                        facts.all_names = _string_list(node.value)
+                _module_call(facts, node.value)
+            elif isinstance(node, ast.AugAssign):
+                _bind_target(facts, node.target)
+                if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                    facts.all_names = None  # __all__ += ...: not a literal any more
+            elif isinstance(node, ast.AnnAssign):
+                if node.value is not None:  # "x: int" alone binds nothing
                     _bind_target(facts, node.target)
                     if isinstance(node.target, ast.Name) and node.target.id == "__all__":
-                        facts.all_names = (
-                            None
-                            if isinstance(node, ast.AugAssign)
-                            else (_string_list(node.value) if node.value is not None else None)
-                        )
+                        facts.all_names = _string_list(node.value)
             elif isinstance(node, ast.Expr):
-                if top:
-                    _module_call(facts, node.value, node.lineno)
-            elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+                _module_call(facts, node.value)
+            elif isinstance(node, _TRY):
                 inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
-                statements(node.body, top, inner)  # type: ignore[attr-defined]
+                top(node.body, inner)  # type: ignore[attr-defined]
                 for handler in node.handlers:  # type: ignore[attr-defined]
-                    if top and handler.name:
+                    if handler.name:
                         facts.defined.add(handler.name)
-                    statements(handler.body, top, guarded)
-                statements(node.orelse, top, guarded)  # type: ignore[attr-defined]
-                statements(node.finalbody, top, guarded)  # type: ignore[attr-defined]
+                    top(handler.body, guarded)
+                top(node.orelse, guarded)  # type: ignore[attr-defined]
+                top(node.finalbody, guarded)  # type: ignore[attr-defined]
             elif isinstance(node, (ast.If, ast.While)):
-                statements(node.body, top, guarded)
-                statements(node.orelse, top, guarded)
+                top(node.body, guarded)
+                top(node.orelse, guarded)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                if top:
-                    _bind_target(facts, node.target)
-                statements(node.body, top, guarded)
-                statements(node.orelse, top, guarded)
+                _bind_target(facts, node.target)
+                top(node.body, guarded)
+                top(node.orelse, guarded)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
-                    if top and item.optional_vars is not None:
+                    if item.optional_vars is not None:
                         _bind_target(facts, item.optional_vars)
-                statements(node.body, top, guarded)
+                top(node.body, guarded)
             elif isinstance(node, ast.Global):
                 facts.defined.update(node.names)
             elif type(node).__name__ == "Match":
                 for case in node.cases:  # type: ignore[attr-defined]
-                    statements(case.body, top, guarded)
+                    top(case.body, guarded)
 
-    statements(tree.body, True, False)
+    top(tree.body, False)
     return facts
 
 
@@ -399,12 +380,11 @@ class Source:
             return
         try:
             self.tree = ast.parse(self.text, filename=path)
-        except SyntaxError as exc:
+        except (SyntaxError, ValueError) as exc:  # ValueError: a null byte, on older Pythons
+            syntax = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
             self.error = Problem(
-                path, exc.lineno or 1, exc.offset or 1, f"does not parse: {exc.msg}"
+                path, syntax.lineno or 1, syntax.offset or 1, f"does not parse: {syntax.msg}"
             )
-        except ValueError as exc:  # source code string cannot contain null bytes (3.9-3.11)
-            self.error = Problem(path, 1, 1, f"does not parse: {exc}")
 
     def facts(self) -> Facts:
         """The facts of this file, extracted on first use."""
@@ -562,7 +542,11 @@ def _under(path: str, folder: str) -> bool:
 
 
 class Model:
-    """Trunk plus spec roots; answers which file loads for each module."""
+    """Trunk plus spec roots; answers which file loads for each module.
+
+    *rdir* is the folder of root package *root*, a package folder (:func:`load`
+    checks it).
+    """
 
     def __init__(
         self,
@@ -574,8 +558,6 @@ class Model:
         stack_source: str = "",
         auto: bool = False,
     ) -> None:
-        if not is_module_name(root) or "." in root:
-            raise InputError(f"{root!r} is not a top-level package name")
         self.root = root
         self.rdir = os.path.normpath(os.path.abspath(rdir))
         self.spec_roots = tuple(spec_roots)
@@ -590,15 +572,6 @@ class Model:
         self._sources: dict[str, Source] = {}
         self._modules: dict[str, Module] = {}
         self._trees: dict[str, list[Entry]] = {}
-        if not os.path.isdir(self.rdir):
-            raise InputError(
-                f"trunk {self.rdir!r} is not a directory; give the root package's folder"
-            )
-        if self.folder(self.rdir).init() is None:
-            raise InputError(
-                f"trunk {self.rdir!r} is not a package: it has no __init__.py "
-                "(top-level namespace packages are not supported); give the root package's folder"
-            )
 
     # -- files
 
@@ -623,37 +596,34 @@ class Model:
         return None
 
     def mirror_of(self, spec_root: SpecRoot) -> str:
-        for r, mirror in self.mirrors:
-            if r is spec_root:
-                return mirror
-        raise KeyError(spec_root.path)
+        """The normalised mirror folder of *spec_root* (one that has a mirror)."""
+        return next(mirror for r, mirror in self.mirrors if r is spec_root)
 
     def _calls_spec_path(
         self, name: str, init: str, lower: Sequence[str]
     ) -> Optional[SpecPathCall]:
         """The spec_path call a package's ``__init__`` makes (directly or through inherit)."""
         if not init.endswith(".py"):
-            return SpecPathCall(0, (), True) if self.auto else None
+            return SpecPathCall(0, ()) if self.auto else None
         source = self.source(init)
         if source.error is not None:
             if self.origin_of(init) is None:
-                self._problem(source.error)
-            return SpecPathCall(0, (), True) if self.auto else None
+                self.problem(source.error)
+            return SpecPathCall(0, ()) if self.auto else None
         facts = source.facts()
         call = facts.spec_path
         if facts.inherits and lower:
             below = self._calls_spec_path(name, lower[0], lower[1:])
             if below is not None:
                 call = (
-                    below
-                    if call is None
-                    else SpecPathCall(call.line, call.exclude + below.exclude, call.exclude_known)
+                    below if call is None else SpecPathCall(call.line, call.exclude + below.exclude)
                 )
         if call is None and self.auto:
-            return SpecPathCall(0, (), True)
+            return SpecPathCall(0, ())
         return call
 
-    def _problem(self, problem: Problem) -> None:
+    def problem(self, problem: Problem) -> None:
+        """Record an input error once (exit code 2 for the commands)."""
         if problem not in self.problems:
             self.problems.append(problem)
 
@@ -679,11 +649,6 @@ class Model:
         if self.user_excluded(name):
             return [m for _, m in self.mirrors]
         return [m for r, m in self.mirrors if self._declaration_excludes(name, r)]
-
-    def trunk_dirs(self, name: str) -> tuple[str, ...]:
-        """The runtime's trunk directories of package *name*."""
-        module = self.resolve(name)
-        return module.trunk
 
     def resolve(self, name: str) -> Module:
         """The model's answer for the dotted module *name*."""
@@ -823,7 +788,7 @@ class Model:
                         continue
                     real = os.path.realpath(path)
                     if real in seen:
-                        self._problem(
+                        self.problem(
                             Problem(
                                 path,
                                 1,
@@ -836,7 +801,7 @@ class Model:
                     pending.append((path, f"{base}.{entry}", (*seen, real)))
                     continue
                 if os.path.islink(path) and _is_link_loop(path):
-                    self._problem(
+                    self.problem(
                         Problem(
                             path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link"
                         )
@@ -849,6 +814,19 @@ class Model:
                             name = base if stem == "__init__" else f"{base}.{stem}"
                             kind = "init" if stem == "__init__" else "file"
                             found.append(Entry(name, path, kind))
+                        elif stem.isidentifier() and os.path.islink(path):
+                            # The path finder skips it silently: the module it names
+                            # would load from somewhere else, or not at all.
+                            self.problem(
+                                Problem(
+                                    path,
+                                    1,
+                                    1,
+                                    f"dangling symlink: {path} points to {os.readlink(path)}, "
+                                    "which does not exist, so Python skips it; fix or remove "
+                                    "the link",
+                                )
+                            )
                         break
         self._trees[top] = found
         return found
@@ -872,26 +850,18 @@ class Model:
                     yield spec_root, entry
 
     def trunk_only(self, name: str) -> Optional[str]:
-        """The file *name* would load from if no backend were active (``None``: none)."""
+        """The file module *name* (below the root) would load if no backend were active."""
         parts = name.split(".")
-        folder = self.rdir
-        for part in parts[1:-1]:
-            folder = os.path.join(folder, part)
-        if len(parts) == 1:
-            return self.resolve(name).file
+        folder = os.path.join(self.rdir, *parts[1:-1])
         hit = self.folder(folder).find(parts[-1]) if os.path.isdir(folder) else None
         if hit is None or hit.kind == "namespace":
             return None
         return hit.file
 
-    def lower_version(self, name: str, file: str) -> Optional[str]:
-        """The file *file* shadows for module *name*: the next one down its chain."""
-        module = self.resolve(name)
-        chain = [module.file, *module.candidates] if module.file else []
-        if file in chain:
-            index = chain.index(file)
-            return chain[index + 1] if index + 1 < len(chain) else None
-        return None
+    def lower_version(self, name: str) -> Optional[str]:
+        """The file that the file loading for *name* shadows: the next one down its chain."""
+        candidates = self.resolve(name).candidates
+        return candidates[0] if candidates else None
 
 
 def _is_link_loop(path: str) -> bool:
@@ -983,16 +953,19 @@ def load(
             )
         rdir = found
     rdir = os.path.normpath(os.path.abspath(rdir))
+    root = os.path.basename(rdir)
     if not os.path.isdir(rdir):
         raise InputError(f"trunk {rdir!r} is not a directory; give the root package's folder")
-    if not os.path.isfile(os.path.join(rdir, "__init__.py")):
+    if _Folder(rdir).init() is None:
         raise InputError(
-            f"trunk {rdir!r} is not a package: it has no __init__.py; "
+            f"trunk {rdir!r} is not a package: it has no __init__.py "
+            "(top-level namespace packages are not supported); give the root package's folder"
+        )
+    if not is_module_name(root) or "." in root:
+        raise InputError(
+            f"trunk folder name {root!r} is not a top-level package name; "
             "give the root package's folder"
         )
-    root = os.path.basename(rdir)
-    if not root.isidentifier():
-        raise InputError(f"trunk folder name {root!r} is not a package name")
     try:
         if backends:
             stack = parse_stack(",".join(backends), "--backend")

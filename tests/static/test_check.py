@@ -234,3 +234,159 @@ def test_every_documented_code_has_a_fixture() -> None:
     scenarios = {p.name.split("_")[0].upper() for p in CHECK.iterdir()}
     assert set(CODES) <= scenarios
     assert os.path.islink(spec("fts014_symlink", "linkpkg/shared.py"))
+
+
+def test_override_shadowed_by_a_higher_backend_is_not_dead_but_is_still_parsed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = CHECK / "stacked_backends"
+    high = str(repo / "third_party/high/backend/spec/stackpkg/mod.py")
+    low = str(repo / "third_party/low/backend/spec/stackpkg/mod.py")
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "high,low", "--format", "json")
+    found = json.loads(out)["findings"]
+    assert [(f["code"], f["path"], f["line"], f["col"]) for f in found] == [("FTS010", low, 1, 12)]
+    assert code == 1
+    code, out, _ = run(capsys, "list", "--repo", str(repo), "-b", "high", "-b", "low")
+    assert out.splitlines() == [
+        f"override  stackpkg.mod  {high}  (shadows {low})",
+        f"shadowed  stackpkg.mod  {low}",
+    ]
+    assert code == 0
+
+
+def test_check_without_a_spec_root_says_so_and_reports_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "check", "--repo", str(CHECK / "fts009_hooks"))
+    assert (code, out) == (0, "")
+    assert err.startswith(
+        "flagtree-spec check: no spec root for hookpkg (backend stack none, no backend set)"
+    )
+
+
+SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
+VENDOR = "third_party/vendor/backend/spec/"
+
+
+def make(base: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_fts010_hook_module_that_does_not_parse(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC,
+            VENDOR + "__init__.py": "def hook(:\n",
+            VENDOR + "hpkg/added.py": "",
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor")
+    assert out.splitlines()[0] == (
+        f"{tmp_path / VENDOR / '__init__.py'}:1:10: FTS010 hook module does not parse: "
+        "invalid syntax"
+    )
+    assert code == 1
+
+
+@pytest.mark.parametrize("hooks", ["hooks.py", "hooks"])
+def test_fts009_reads_a_declared_hook_module_or_package(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, hooks: str
+) -> None:
+    hook_file = "hooks.py" if hooks == "hooks.py" else "hooks/__init__.py"
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC + "from flagtree_spec import spec\nspec('used')\n",
+            VENDOR + "flagtree_spec.json": json.dumps({"hooks": hooks}),
+            VENDOR + hook_file: "def used():\n    pass\n\n\ndef unused():\n    pass\n",
+            VENDOR + "hpkg/mod.py": "",
+        },
+    )
+    code, out, _ = run(
+        capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--select", "FTS009,FTS013"
+    )
+    assert out.startswith(f"{tmp_path / VENDOR / hook_file}:5:1: FTS009 hook 'unused' is defined")
+    assert len(out.splitlines()) == 1
+    assert code == 0
+
+
+def test_fts013_only_for_imports_that_reach_an_override_through_the_hook_package(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC,
+            "python/hpkg/mod.py": "X = 1\n",
+            VENDOR
+            + "__init__.py": "from os import path\nfrom .hpkg import mod\nfrom . import hpkg\n",
+            VENDOR + "helpers/__init__.py": "",
+            VENDOR + "helpers/util.py": "from ..hpkg.mod import X\nfrom ..hpkg import gone\n",
+            VENDOR + "helpers/notes.txt": "from .hpkg import mod\n",
+            VENDOR + "hpkg/mod.py": "X = 2\n",
+        },
+    )
+    code, out, _ = run(
+        capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--select", "FTS013"
+    )
+    assert [line.split(": FTS013")[0] for line in out.splitlines()] == [
+        f"{tmp_path / VENDOR / '__init__.py'}:2:1",
+        f"{tmp_path / VENDOR / 'helpers/util.py'}:1:1",
+    ]
+    assert code == 1
+
+
+def test_trunk_input_error_is_reported_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC + "def broken(:\n",
+            VENDOR + "hpkg/mod.py": "",
+        },
+    )
+    code, _, err = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor")
+    init = tmp_path / "python/hpkg/__init__.py"
+    assert err.count(f"{init}:3:12: input error: does not parse") == 1
+    assert code == 2
+
+
+@pytest.mark.parametrize(
+    ("comment", "suppressed"),
+    [
+        ("  # noqa", True),
+        ("  #noqa:FTS003", True),
+        ("  # noqa: FTS005, FTS003", True),
+        ("  # noqa: FTS005", False),
+        ("  # a comment", False),
+    ],
+)
+def test_noqa_forms_on_the_finding_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, comment: str, suppressed: bool
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/qpkg/__init__.py": SPEC,
+            "python/qpkg/util.py": "X = 1\n",
+            VENDOR + "qpkg/util.py": f"X = 1{comment}\n",  # AST-identical: FTS003 on line 1
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor")
+    assert out == (
+        ""
+        if suppressed
+        else f"{tmp_path / VENDOR / 'qpkg/util.py'}:1:1: FTS003 "
+        + (
+            f"identical to the module it shadows ({tmp_path / 'python/qpkg/util.py'}); "
+            "delete the override\n"
+        )
+    )
+    assert code == 0
