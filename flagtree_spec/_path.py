@@ -138,8 +138,14 @@ def spec_path(
         module = sys.modules.get(name)
     if isinstance(exclude, str):
         raise SpecError(f"spec_path(exclude={exclude!r}): give a list of names, like [{exclude!r}]")
+    try:
+        items = list(exclude)
+    except TypeError:
+        raise SpecError(
+            f"spec_path(exclude={exclude!r}): give a list of names, like ['runtime.jit']"
+        ) from None
     extra_names = []
-    for item in exclude:
+    for item in items:
         if not isinstance(item, str) or not is_module_name(item):
             raise SpecError(
                 f"spec_path(exclude=...): {item!r} is not a module name relative to {name!r}"

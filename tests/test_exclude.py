@@ -163,6 +163,14 @@ def test_exclude_with_an_invalid_name_is_spec_error(bad):
     assert "is not a module name relative to 'expkg'" in out
 
 
+@pytest.mark.parametrize("bad", [3, None])
+def test_exclude_that_is_not_a_list_is_spec_error(import_state, bad):
+    import flagtree_spec
+
+    with pytest.raises(flagtree_spec.SpecError, match=r"give a list of names"):
+        flagtree_spec.spec_path([], name="expkg", exclude=bad)
+
+
 def test_disable_is_read_once_with_the_state_until_activate():
     out = scenario(
         """
