@@ -139,10 +139,21 @@ class _Finder:
     ) -> None:
         self.root = root
         self.rdir = rdir
-        self.rdir_real = os.path.realpath(rdir)
-        self.repo = _repo_of(self.rdir_real, root)
         self.entry_points = entry_points
         self.seen: set[str] = set()
+        self._real: Optional[str] = None
+
+    # Resolved on first use: with no backend and no FLAGTREE_SPEC_PATH,
+    # discovery touches nothing on disk.
+    @property
+    def rdir_real(self) -> str:
+        if self._real is None:
+            self._real = os.path.realpath(self.rdir)
+        return self._real
+
+    @property
+    def repo(self) -> Optional[str]:
+        return _repo_of(self.rdir_real, self.root)
 
     def backend_folders(self, backend: str) -> list[tuple[str, str]]:
         """``(kind, folder)`` of every source of *backend* that exists, in §3.1 order."""
@@ -150,8 +161,9 @@ class _Finder:
             ("installed", os.path.join(self.rdir, "backends", backend, "spec")),
             ("installed-alt", os.path.join(self.rdir, "spec", backend)),
         ]
-        if self.repo is not None:
-            third = os.path.join(self.repo, "third_party", backend)
+        repo = self.repo
+        if repo is not None:
+            third = os.path.join(repo, "third_party", backend)
             candidates.append(("source", os.path.join(third, "backend", "spec")))
             candidates.append(("legacy", os.path.join(third, "python")))
         found = [(kind, path) for kind, path in candidates if os.path.isdir(path)]

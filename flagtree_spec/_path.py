@@ -127,7 +127,8 @@ def spec_path(
     ``sys.modules`` whose ``__path__`` it is.  *exclude* names modules or
     sub-packages, relative to this package, that always load from trunk.
     Namespace sub-packages of the package get the mirror directories without a
-    call.  With no backend and no spec root nothing on disk is touched.
+    call.  With no backend and no spec root nothing on disk is touched (the
+    first call for a root package only looks for its build-time markers).
     """
     module: Optional[ModuleType]
     if name is None:

@@ -18,7 +18,7 @@ from typing import Optional
 
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
-from ._config import env_flag, parse_module_names, parse_stack, read_marker
+from ._config import check_backend_name, env_flag, parse_module_names, parse_stack, read_marker
 from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
@@ -262,7 +262,9 @@ def parse_backend(backend: object) -> tuple[str, ...]:
     if isinstance(backend, str):
         return parse_stack(backend, "activate(backend=...)")
     if isinstance(backend, Sequence) and all(isinstance(b, str) for b in backend):
-        return parse_stack(",".join(backend), "activate(backend=...)") if backend else ()
+        for name in backend:
+            check_backend_name(name.strip(), "activate(backend=[...])")
+        return parse_stack(",".join(backend), "activate(backend=[...])") if backend else ()
     raise SpecError(
         f"activate(backend={backend!r}): give a backend name, a stack like 'a,b' or a list of names"
     )

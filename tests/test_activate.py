@@ -131,6 +131,8 @@ def test_activate_invalidates_import_caches_for_new_mirror_folders(tmp_path):
         ("activate('../x')", "SpecConfigError"),
         ("activate('cycle_a')", "SpecConfigError"),
         ("activate(3)", "SpecError"),
+        ("activate(['alpha,beta'])", "SpecConfigError"),
+        ("activate(['alpha', 'alpha'])", "SpecConfigError"),
         ("activate('alpha', spec_roots=['/x'])", "SpecError"),
         ("activate(spec_roots='/x')", "SpecError"),
         ("activate(spec_roots=['/nonexistent/dir'])", "SpecConfigError"),

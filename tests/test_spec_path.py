@@ -237,3 +237,31 @@ def test_exclude_as_single_string_is_spec_error():
 
     with pytest.raises(SpecError, match="give a list of names"):
         spec_path([], name="fixpkg", exclude="runtime")
+
+
+def test_first_resolution_without_backend_only_looks_for_markers():
+    out = scenario(
+        """
+        import json, os, sys, builtins
+        import flagtree_spec
+        calls = []
+        def spy(name, real):
+            def wrapper(*a, **k):
+                files, frame = [], sys._getframe(1)
+                while frame is not None:
+                    files.append(frame.f_code.co_filename)
+                    frame = frame.f_back
+                if any("/flagtree_spec/" in f for f in files) and not any(
+                    "/coverage/" in f for f in files
+                ):
+                    calls.append([name, os.path.basename(str(a[0])) if a else ""])
+                return real(*a, **k)
+            return wrapper
+        for name in ("stat", "lstat", "listdir", "scandir"):
+            setattr(os, name, spy(name, getattr(os, name)))
+        builtins.open = spy("open", builtins.open)
+        import fixpkg
+        print(json.dumps(calls))
+        """
+    )
+    assert out == [["stat", "FLAGTREE_BACKEND"], ["stat", "_flagtree_backend.py"]]
