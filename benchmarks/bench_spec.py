@@ -34,6 +34,13 @@ from flagtree_spec import spec, spec_func, spec_path
 def empty():
     pass
 
+# The floors: what any pure-Python spec(hook, /, *args, **kwargs) costs at least.
+def forward(hook_name, /, *args, **kwargs):
+    return hook(*args, **kwargs)
+
+def same_signature(hook_name, /, *args, **kwargs):
+    return None
+
 hook = spec_func("add_one") or (lambda x: x + 1)
 spec("add_one", 1)
 spec("missing")
@@ -41,7 +48,8 @@ R, N = 9, 200_000
 
 def per_call(stmt, **names):
     t = timeit.Timer(stmt, globals={"spec": spec, "spec_func": spec_func, "hook": hook,
-                                    "empty": empty, **names})
+                                    "empty": empty, "forward": forward,
+                                    "same_signature": same_signature, **names})
     return statistics.median(t.repeat(R, N)) / N
 
 pkg = __import__("fixpkg.runtime", fromlist=["x"])
@@ -51,6 +59,8 @@ result = {
     "hit": per_call("spec('add_one', 1)"),
     "miss": per_call("spec('missing')"),
     "spec_func": per_call("spec_func('add_one')"),
+    "forward": per_call("forward('add_one', 1)"),
+    "same_signature": per_call("same_signature('missing')"),
     "spec_path": statistics.median(
         timeit.Timer("spec_path(path, name='fixpkg.runtime')",
                      setup="path = list(pkg.__path__)",
@@ -111,6 +121,22 @@ def main() -> int:
         ),
         ("spec('hook'), no backend / empty call", without["miss"] / without["empty"], 2.5),
         ("spec_func('hook') / empty call", with_backend["spec_func"] / with_backend["empty"], None),
+        (
+            "floor: pure forwarding / direct call",
+            with_backend["forward"] / with_backend["direct"],
+            None,
+        ),
+        (
+            "floor: same signature, no body / empty call",
+            with_backend["same_signature"] / with_backend["empty"],
+            None,
+        ),
+        ("spec hit / pure forwarding", with_backend["hit"] / with_backend["forward"], None),
+        (
+            "spec miss / same signature, no body",
+            with_backend["miss"] / with_backend["same_signature"],
+            None,
+        ),
     ]
     print(f"CPython {version}: spec() dispatch (median per call, ratios side by side)")
     print(f"  {'measure':44} {'ratio':>7} {'target':>7}  verdict")

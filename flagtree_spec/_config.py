@@ -242,12 +242,11 @@ _DECLARATION_KEYS: Final = ("mirror", "hooks", "base", "exclude")
 
 def read_declaration(spec_root: str) -> Optional[Declaration]:
     """Read ``<spec_root>/flagtree_spec.json``; ``None`` when there is none."""
-    import json
-
     path = os.path.join(spec_root, DECLARATION)
     data = _read_limited(path, _MAX_DECLARATION, "backend declaration")
     if data is None:
         return None
+    import json  # only now: importing it costs milliseconds at start-up
 
     def bad(why: str) -> SpecConfigError:
         return SpecConfigError(f"backend declaration {path}: {why}")
