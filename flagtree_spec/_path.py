@@ -244,7 +244,8 @@ def restore(saved: tuple[dict[str, Package], dict[str, set[str]]]) -> None:
 class ExcludeFinder:
     """Find excluded modules in trunk only; with debug logging, report mirror loads.
 
-    Sits at the front of ``sys.meta_path``.  For a module that is excluded (by
+    Sits at the front of ``sys.meta_path`` (right behind auto mode's finder,
+    when that is installed).  For a module that is excluded (by
     ``spec_path(exclude=...)``, ``FLAGTREE_SPEC_DISABLE`` or a declaration's
     ``exclude``) it searches the parent's path without the mirror directories
     concerned, and fails the import rather than fall back to a mirror.  For
@@ -256,7 +257,13 @@ class ExcludeFinder:
     @classmethod
     def enable(cls) -> None:
         if not cls._installed:
-            sys.meta_path.insert(0, cls)
+            # Behind auto mode's finder, which asks the finders after it: so auto
+            # mode also records (and later re-paths) the packages served here.
+            position = 0
+            for index, finder in enumerate(sys.meta_path):
+                if getattr(finder, "__module__", None) == "flagtree_spec._auto":
+                    position = index + 1
+            sys.meta_path.insert(position, cls)
             cls._installed = True
 
     @classmethod

@@ -188,3 +188,21 @@ def test_disable_is_read_once_with_the_state_until_activate():
         path=[PY],
     )
     assert out == ["mirror", "mirror", "trunk"]
+
+
+def test_exclude_finder_sits_behind_auto_mode_so_auto_mode_records_excluded_packages():
+    out = scenario(
+        """
+        import json, sys
+        import flagtree_spec
+        from flagtree_spec import _auto, _path
+        flagtree_spec.install("fixpkg")
+        _path.ExcludeFinder.disable()
+        _path.ExcludeFinder.enable()          # an exclusion appears after install()
+        order = [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path][:2]
+        import fixpkg.runtime.driver.cpu as cpu
+        print(json.dumps([order, cpu.WHERE, "fixpkg.runtime.driver" in _path.packages()]))
+        """,
+        env={"FLAGTREE_BACKEND": "excl"},
+    )
+    assert out == [["AutoFinder", "ExcludeFinder"], "trunk", True]
