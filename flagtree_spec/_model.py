@@ -530,7 +530,8 @@ class Module(NamedTuple):
 
 
 class Entry(NamedTuple):
-    """A module file (``file``), package ``__init__`` (``init``) or folder in a tree."""
+    """A module file (``file``), package ``__init__`` (``init``), folder, or a
+    compiled file that this interpreter does not load (``compiled``) in a tree."""
 
     name: str
     path: str
@@ -814,6 +815,16 @@ class Model:
                             name = base if stem == "__init__" else f"{base}.{stem}"
                             kind = "init" if stem == "__init__" else "file"
                             found.append(Entry(name, path, kind))
+                        elif (
+                            suffix in COMPILED_SUFFIXES
+                            and stem.partition(".")[0].isidentifier()
+                            and os.path.isfile(path)
+                        ):
+                            # Built for another interpreter or platform: this Python
+                            # skips it, another one loads it (FTS011 either way).
+                            stem = stem.partition(".")[0]
+                            name = base if stem == "__init__" else f"{base}.{stem}"
+                            found.append(Entry(name, path, "compiled"))
                         elif stem.isidentifier() and os.path.islink(path):
                             # The path finder skips it silently: the module it names
                             # would load from somewhere else, or not at all.
@@ -835,7 +846,11 @@ class Model:
         """Every module name that the trunk or a mirror tree has a file or folder for."""
         found = {self.root}
         for top in (self.rdir, *(m for _, m in self.mirrors)):
-            found.update(e.name for e in self.tree(top) if e.kind != "init" or e.name != self.root)
+            found.update(
+                e.name
+                for e in self.tree(top)
+                if e.kind != "compiled" and (e.kind != "init" or e.name != self.root)
+            )
         return sorted(found, key=lambda n: n.split("."))
 
     def modules(self) -> list[Module]:

@@ -390,3 +390,24 @@ def test_noqa_forms_on_the_finding_line(
         )
     )
     assert code == 0
+
+
+def test_fts011_reports_extension_modules_built_for_another_interpreter(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/cpkg/__init__.py": SPEC,
+            VENDOR + "cpkg/fast.cpython-38-x86_64-linux-gnu.so": "",
+            VENDOR + "cpkg/win.cp38-win_amd64.pyd": "",
+            VENDOR + "cpkg/not-a-module.so": "",
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--format", "json")
+    found = json.loads(out)["findings"]
+    assert only(found, "FTS011") == [
+        ("error", str(tmp_path / VENDOR / "cpkg/fast.cpython-38-x86_64-linux-gnu.so"), 1, 1),
+        ("error", str(tmp_path / VENDOR / "cpkg/win.cp38-win_amd64.pyd"), 1, 1),
+    ]
+    assert code == 1
