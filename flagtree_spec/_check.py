@@ -191,6 +191,10 @@ class _Checker:
                 f"{what}: {parent_name} is a module ({parent.file}), and a mirror folder without "
                 "__init__.py never shadows a module"
             )
+        while parent.kind == "namespace":
+            # A namespace package follows its parent's path: the package above decides.
+            parent_name = parent_name.rpartition(".")[0]
+            parent = model.resolve(parent_name)
         if parent.kind == "package" and not parent.specialised:
             return (
                 f"{what}: package {parent_name} never calls spec_path(__path__), so it is never "

@@ -411,3 +411,24 @@ def test_fts011_reports_extension_modules_built_for_another_interpreter(
         ("error", str(tmp_path / VENDOR / "cpkg/win.cp38-win_amd64.pyd"), 1, 1),
     ]
     assert code == 1
+
+
+def test_fts001_under_a_namespace_package_names_the_package_that_is_not_specialised(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/npkg/__init__.py": SPEC,
+            "python/npkg/plain/__init__.py": "",
+            "python/npkg/plain/ns/mod.py": "X = 1\n",
+            VENDOR + "npkg/plain/ns/mod.py": "X = 2\n",
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--format", "json")
+    found = json.loads(out)["findings"]
+    assert only(found, "FTS001") == [
+        ("error", str(tmp_path / VENDOR / "npkg/plain/ns/mod.py"), 1, 1)
+    ]
+    assert "package npkg.plain never calls spec_path(__path__)" in found[0]["message"]
+    assert code == 1
