@@ -83,7 +83,7 @@ class ImportFrom(NamedTuple):
     names: tuple[str, ...]
     line: int
     col: int
-    guarded: bool  # inside a try that catches ImportError
+    guarded: bool  # inside a try that catches ImportError, or under if TYPE_CHECKING
 
 
 class SpecPathCall(NamedTuple):
@@ -139,6 +139,11 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
             if name in _IMPORT_ERRORS:
                 return True
     return False
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """Whether *test* is ``TYPE_CHECKING`` (or ``typing.TYPE_CHECKING``): false at run time."""
+    return _call_name(test) == "TYPE_CHECKING"
 
 
 _TRY: tuple[type, ...] = tuple(
@@ -244,6 +249,9 @@ def _extract(tree: ast.Module) -> Facts:
                     below(handler.body, guarded)
                 below(node.orelse, guarded)  # type: ignore[attr-defined]
                 below(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.If):
+                below(node.body, guarded or _type_checking(node.test))
+                below(node.orelse, guarded)
             elif type(node) in _COMPOUND:
                 for name in ("body", "orelse"):
                     below(getattr(node, name, ()), guarded)
@@ -299,7 +307,11 @@ def _extract(tree: ast.Module) -> Facts:
                     top(handler.body, guarded)
                 top(node.orelse, guarded)  # type: ignore[attr-defined]
                 top(node.finalbody, guarded)  # type: ignore[attr-defined]
-            elif isinstance(node, (ast.If, ast.While)):
+            elif isinstance(node, ast.If):
+                # Imports only type checkers run never fail at run time: not checked.
+                top(node.body, guarded or _type_checking(node.test))
+                top(node.orelse, guarded)
+            elif isinstance(node, ast.While):
                 top(node.body, guarded)
                 top(node.orelse, guarded)
             elif isinstance(node, (ast.For, ast.AsyncFor)):

@@ -432,3 +432,33 @@ def test_fts001_under_a_namespace_package_names_the_package_that_is_not_speciali
     ]
     assert "package npkg.plain never calls spec_path(__path__)" in found[0]["message"]
     assert code == 1
+
+
+def test_fts004_skips_imports_only_type_checkers_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/tpkg/__init__.py": SPEC,
+            "python/tpkg/core.py": "class Tensor: pass\n",
+            "python/tpkg/user.py": (
+                "import typing\nfrom typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from .core import Tensor\n"
+                "if typing.TYPE_CHECKING:\n    from .core import Tensor as T\n"
+                "else:\n    from .core import Missing\n"
+                "def f():\n    if TYPE_CHECKING:\n        from .core import Hidden\n"
+                "    else:\n        pass\n"
+            ),
+            VENDOR + "tpkg/core.py": "class Other: pass\n",
+        },
+    )
+    code, out, _ = run(
+        capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--select", "FTS004"
+    )
+    assert out.splitlines() == [
+        f"{tmp_path / VENDOR / 'tpkg/core.py'}:1:1: FTS004 does not define 'Missing', which "
+        f"{tmp_path / 'python/tpkg/user.py'}:8 imports from it; define it or call "
+        "inherit(globals())"
+    ]
+    assert code == 1
