@@ -290,7 +290,10 @@ def _extract(tree: ast.Module) -> Facts:
             elif isinstance(node, ast.AugAssign):
                 _bind_target(facts, node.target)
                 if isinstance(node.target, ast.Name) and node.target.id == "__all__":
-                    facts.all_names = None  # __all__ += ...: not a literal any more
+                    # A literal __all__ extended by a literal list stays literal.
+                    more = _string_list(node.value)
+                    known = facts.all_names
+                    facts.all_names = None if known is None or more is None else known + more
             elif isinstance(node, ast.AnnAssign):
                 if node.value is not None:  # "x: int" alone binds nothing
                     _bind_target(facts, node.target)

@@ -497,8 +497,13 @@ def test_public_names_are_top_level_bindings_not_imports_nor_private() -> None:
 def test_public_names_are_a_literal_all_when_given() -> None:
     assert _facts("__all__ = ['x', 'y']\nz = 1\n").public() == ["x", "y"]
     assert _facts("__all__: list = ('x',)\nz = 1\n").public() == ["x"]
-    assert _facts("__all__ = ['x']\n__all__ += ['y']\nz = 1\n").public() == ["z"]
     assert _facts("__all__ = names()\nz = 1\n").public() == ["z"]
+
+
+def test_public_names_are_a_literal_all_extended_by_literal_lists() -> None:
+    assert _facts("__all__ = ['x']\n__all__ += ['y']\nz = 1\n").public() == ["x", "y"]
+    assert _facts("__all__ = ['x']\n__all__ += other.__all__\nz = 1\n").public() == ["z"]
+    assert _facts("__all__ = f()\n__all__ += ['y']\nz = 1\n").public() == ["z"]
 
 
 @pytest.mark.parametrize(
