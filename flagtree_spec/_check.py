@@ -60,7 +60,12 @@ def _rel(model: Model, path: str) -> str:
     """A short name of *path* for messages: relative to its mirror or the trunk."""
     origin = model.origin_of(path)
     top = model.mirror_of(origin) if origin is not None else model.rdir
-    label = f"{origin.backend or origin.kind}:" if origin is not None else "trunk:"
+    if origin is None:
+        label = "trunk:"
+    elif origin.backend:
+        label = f"{origin.backend}:"
+    else:  # FLAGTREE_SPEC_PATH or --spec-root: no backend name, so name the folder
+        label = f"{os.path.basename(os.path.normpath(origin.path))}:"
     return label + os.path.join(model.root, os.path.relpath(path, top))
 
 

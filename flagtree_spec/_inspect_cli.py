@@ -169,7 +169,7 @@ def _which(args: argparse.Namespace) -> int:
         _dump(
             [{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers]
         )
-        return 0
+        return 2 if model.problems else 0
     for a in answers:
         if a.kind == "missing":
             print(f"{a.name}: does not import ({a.reason})")
@@ -183,7 +183,7 @@ def _which(args: argparse.Namespace) -> int:
             if a.kind == "package":
                 state = "specialised" if a.specialised else "not specialised (no spec_path call)"
                 print(f"  package, {state}; __path__: {', '.join(a.path)}")
-    return 0
+    return 2 if model.problems else 0
 
 
 # --------------------------------------------------------------------------- list

@@ -183,6 +183,10 @@ def test_bad_input_undecodable_trunk_init_is_exit_2_with_line(
     init = tmp_path / "python/encpkg/__init__.py"
     assert code == 2
     assert f"{init}:4:6: input error: its bytes do not decode as utf-8" in err
+    # which answers too, and exits 2 like every command that met an input error
+    code, out, err = run(capsys, "which", "encpkg.mod", "--repo", str(tmp_path), "-b", "vendor")
+    assert code == 2 and "encpkg.mod:" in out
+    assert f"{init}:4:6: input error" in err
 
 
 def test_bad_input_symlink_loop_in_spec_tree_is_exit_2(
