@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from conftest import FIXTURES, SOURCE, SOURCE_PY, run_python, scenario
 
@@ -46,39 +48,49 @@ def test_no_backend_leaves_path_unchanged():
     }
 
 
+# After watch(), records [call, file name] in ``calls`` for each file-system
+# call that the library itself makes (not a coverage tracer); scenarios append
+# their own code.
+SPY = """
+import builtins, json, os, sys
+calls = []
+def spy(name, real):
+    def wrapper(*a, **k):
+        files, frame = [], sys._getframe(1)
+        while frame is not None:
+            files.append(frame.f_code.co_filename)
+            frame = frame.f_back
+        if any("/flagtree_spec/" in f for f in files) and not any(
+            "/coverage/" in f for f in files
+        ):
+            calls.append([name, os.path.basename(str(a[0])) if a else ""])
+        return real(*a, **k)
+    return wrapper
+def watch():
+    for name in ("stat", "lstat", "listdir", "scandir"):
+        setattr(os, name, spy(name, getattr(os, name)))
+    builtins.open = spy("open", builtins.open)
+"""
+
+
 @pytest.mark.parametrize("backend", ["", "alpha"])
 def test_no_backend_spec_path_touches_no_file_system(backend):
     out = scenario(
-        """
-        import json, os, sys, builtins, fixpkg
+        SPY
+        + textwrap.dedent(
+            """
+        import fixpkg
         from flagtree_spec import spec_path
-        calls = []
-        def spy(name, real):
-            def wrapper(*a, **k):
-                # Count only what the library itself does (not a coverage tracer).
-                files, frame = [], sys._getframe(1)
-                while frame is not None:
-                    files.append(frame.f_code.co_filename)
-                    frame = frame.f_back
-                if any("/flagtree_spec/" in f for f in files) and not any(
-                    "/coverage/" in f for f in files
-                ):
-                    calls.append(name)
-                return real(*a, **k)
-
-            return wrapper
-
-        for name in ("stat", "lstat", "listdir", "scandir", "open"):
-            setattr(os, name, spy(name, getattr(os, name)))
-        builtins.open = spy("open", builtins.open)
+        watch()
         path = [os.path.join(fixpkg.__path__[0], "runtime")]
         added = spec_path(path, name="fixpkg.runtime")
         print(json.dumps({"calls": calls, "added": added}))
-        """,
+        """
+        ),
         env={"FLAGTREE_BACKEND": backend},
     )
     if backend:  # the spy does see the library's stat calls when there is work to do
-        assert "stat" in out["calls"] and out["added"] == [f"{ALPHA}/runtime"]
+        assert "stat" in [c[0] for c in out["calls"]] and out["added"] == [f"{ALPHA}/runtime"]
     else:
         assert out == {"calls": [], "added": []}
 
@@ -241,27 +253,14 @@ def test_exclude_as_single_string_is_spec_error():
 
 def test_first_resolution_without_backend_only_looks_for_markers():
     out = scenario(
-        """
-        import json, os, sys, builtins
+        SPY
+        + textwrap.dedent(
+            """
         import flagtree_spec
-        calls = []
-        def spy(name, real):
-            def wrapper(*a, **k):
-                files, frame = [], sys._getframe(1)
-                while frame is not None:
-                    files.append(frame.f_code.co_filename)
-                    frame = frame.f_back
-                if any("/flagtree_spec/" in f for f in files) and not any(
-                    "/coverage/" in f for f in files
-                ):
-                    calls.append([name, os.path.basename(str(a[0])) if a else ""])
-                return real(*a, **k)
-            return wrapper
-        for name in ("stat", "lstat", "listdir", "scandir"):
-            setattr(os, name, spy(name, getattr(os, name)))
-        builtins.open = spy("open", builtins.open)
+        watch()
         import fixpkg
         print(json.dumps(calls))
         """
+        )
     )
     assert out == [["stat", "FLAGTREE_BACKEND"], ["stat", "_flagtree_backend.py"]]
