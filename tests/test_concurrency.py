@@ -19,7 +19,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -123,9 +122,7 @@ def test_hook_module_executed_once_under_16_threads_in_200_fresh_interpreters():
     scripts = [
         textwrap.dedent(FIRST_USE.format(threads=THREADS, preload=i % 2)) for i in range(RUNS)
     ]
-    started = time.monotonic()
     outcomes = run_many(scripts, {"FLAGTREE_BACKEND": "one,two"})
-    elapsed = time.monotonic() - started
     want = ["one", "two", "one", "two"]
     for index, out in enumerate(outcomes):
         assert out["errors"] == [], f"run {index}"
@@ -140,7 +137,6 @@ def test_hook_module_executed_once_under_16_threads_in_200_fresh_interpreters():
         assert {k: v for k, v in out["final"].items() if k in expected_paths()} == (
             expected_paths()
         )
-    assert elapsed < 60, f"{RUNS} interpreters took {elapsed:.1f} s"
 
 
 SWITCH = """
