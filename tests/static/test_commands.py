@@ -10,6 +10,7 @@ import types
 from pathlib import Path
 
 import pytest
+from cli_support import make, run
 
 from flagtree_spec._cli import main
 from flagtree_spec._model import Source
@@ -17,22 +18,6 @@ from flagtree_spec._model import Source
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 LIBRARY = str(Path(__import__("flagtree_spec").__file__).resolve().parent.parent)
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def make(base: Path, files: dict[str, str | bytes]) -> None:
-    for rel, text in files.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
 
 
 def test_which_json_gives_file_and_candidates_highest_first(

@@ -14,29 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import make, run
 
-from flagtree_spec._cli import main
 from flagtree_spec._model import _extract
 
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
 T = "python/pkg/"
 M = "third_party/vendor/backend/spec/pkg/"
-
-
-def make(base: Path, files: dict[str, str | bytes]) -> None:
-    for rel, text in files.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def which(capsys: pytest.CaptureFixture[str], repo: Path, *names: str) -> dict[str, Any]:
