@@ -69,7 +69,8 @@ def fingerprint(root: str) -> str:
     active spec roots' mirror trees, hook modules (a hook package's whole
     folder) and declarations, by their paths relative to the spec root, so it
     is the same wherever the backend is installed.  ``__pycache__`` folders
-    are skipped.  Computed once per state and cached: :func:`activate`
+    and the lock file ``flagtree_spec.lock`` (a record for the tools, not
+    spec content) are skipped.  Computed once per state and cached: :func:`activate`
     invalidates it.  Add it to the key of a cache keyed on the trunk::
 
         key = (trunk_key, fingerprint("triton"))
@@ -111,6 +112,10 @@ def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
         update(data)
 
 
+# Written by "flagtree-spec lock" at the top of a spec root; not spec content.
+_LOCK = "flagtree_spec.lock"
+
+
 def _walk(top: str, base: str, out: dict[str, str]) -> None:
     seen: set[str] = set()
     for folder, subdirs, names in os.walk(top, followlinks=True):
@@ -122,6 +127,8 @@ def _walk(top: str, base: str, out: dict[str, str]) -> None:
         subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
         for name in names:
             path = os.path.join(folder, name)
+            if name == _LOCK and os.path.samefile(folder, base):
+                continue
             if os.path.isfile(path):
                 out[_rel(path, base)] = path
 

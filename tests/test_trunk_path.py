@@ -211,3 +211,19 @@ fp()
 """,
     )
     assert len(set(out)) == 3
+
+
+def test_fingerprint_ignores_the_lock_file_at_the_top_of_a_spec_root(repo):
+    out = fingerprints(
+        repo,
+        f"""
+fp()
+edit('{ALPHA_SPEC}/flagtree_spec.lock', '{{"format": 1, "overrides": {{}}}}\\n')
+refresh()
+fp()
+edit('{ALPHA_SPEC}/fixpkg/flagtree_spec.lock', 'not at the top: a file of the mirror tree')
+refresh()
+fp()
+""",
+    )
+    assert out[0] == out[1] != out[2]
