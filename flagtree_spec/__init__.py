@@ -16,7 +16,7 @@ from ._auto import install, uninstall
 from ._bind import BindResult, bind_symbols
 from ._calls import spec, spec_func
 from ._discovery import SpecRoot
-from ._errors import SpecConfigError, SpecError, SpecImportError
+from ._errors import SpecConfigError, SpecError, SpecImportError, SpecWarning
 from ._inherit import inherit
 from ._path import spec_path
 from ._trunk import fingerprint, trunk_path
@@ -32,6 +32,7 @@ __all__ = [
     "SpecError",
     "SpecImportError",
     "SpecRoot",
+    "SpecWarning",
     "__version__",
     "activate",
     "active",

@@ -113,6 +113,11 @@ def is_module_name(name: str) -> bool:
     )
 
 
+def is_backend_name(name: str) -> bool:
+    """Return whether *name* is a valid backend name (not a stack, not ``none``)."""
+    return name != "none" and _is_name(name)
+
+
 def _is_name(name: str) -> bool:
     """The full match of ``[A-Za-z_][A-Za-z0-9_-]*``, at most 64 characters (ASCII only)."""
     return 0 < len(name) <= _MAX_NAME and name[0] in _LETTERS and _NAME_CHARS.issuperset(name)

@@ -10,12 +10,14 @@ same code as the runtime.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import NamedTuple, Optional
 
 from . import _entrypoints
-from ._config import Declaration, parse_module_names, quote, read_declaration
-from ._errors import SpecConfigError
+from ._config import Declaration, is_backend_name, parse_module_names, quote, read_declaration
+from ._errors import SpecConfigError, SpecWarning
 from ._log import logger
 
 __all__ = [
@@ -312,12 +314,18 @@ def discover(
     stack: tuple[str, ...],
     entry_points: Callable[[], Sequence[_entrypoints.EntryPoint]],
     strict: bool = False,
+    named_by: Optional[str] = None,
 ) -> Discovery:
     """Find the spec roots of *root* (folder *rdir*) for *stack*, highest priority first.
 
     Roots from ``FLAGTREE_SPEC_PATH`` come first, then each backend's sources
     in order, with declared ``base`` backends inserted right below the
     backend that declares them.  Returns the expanded stack too.
+
+    *named_by* says where a stack typed by a person came from
+    (``FLAGTREE_BACKEND`` or ``activate()``); a backend of such a stack that
+    exists nowhere gets a :class:`SpecWarning` (see :func:`warn_nowhere`).
+    ``None`` for a stack read from a build marker, which is never judged.
     """
     finder = _Finder(root, rdir, entry_points)
     out: list[SpecRoot] = []
@@ -344,6 +352,8 @@ def discover(
                     + " and the entry points of group flagtree_spec.backends"
                 )
             logger.debug("%s; nothing to do for it", message)
+            if named_by is not None and not chain:
+                warn_nowhere(finder, backend, named_by)
         bases: list[str] = []
         for kind, path in folders:
             decl = None if kind == "legacy" else read_declaration(path)
@@ -356,6 +366,111 @@ def discover(
     for backend in stack:
         visit(backend, ())
     return Discovery(tuple(expanded), tuple(out))
+
+
+# Backend names already warned about: one SpecWarning per name and process.
+_warned: set[str] = set()
+
+
+def backend_traces(finder: _Finder, backend: str) -> list[str]:
+    """Folders that show *backend* exists although it has no spec root here.
+
+    ``<Rdir>/backends/B`` and ``<repo>/third_party/B``: a backend may change
+    only C++ code and have no Python spec tree at all.
+    """
+    places = [os.path.join(finder.rdir, "backends", backend)]
+    repo = finder.repo
+    if repo is not None:
+        places.append(os.path.join(repo, "third_party", backend))
+    return [p for p in places if os.path.isdir(p)]
+
+
+def existing_backends(finder: _Finder) -> list[str]:
+    """Every backend name that exists for this root package, sorted.
+
+    The folders of ``<Rdir>/backends``, ``<Rdir>/spec`` and
+    ``<repo>/third_party`` and the names of the backend entry points.
+    """
+    names = {ep.name for ep in finder.entry_points()}
+    folders = [os.path.join(finder.rdir, "backends"), os.path.join(finder.rdir, "spec")]
+    repo = finder.repo
+    if repo is not None:
+        folders.append(os.path.join(repo, "third_party"))
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        names.update(
+            e for e in entries if is_backend_name(e) and os.path.isdir(os.path.join(folder, e))
+        )
+    return sorted(names)
+
+
+def close_matches(name: str, names: Sequence[str]) -> list[str]:
+    """The names in *names* that look like a misspelling of *name*, best first."""
+    import difflib  # only on this path: start-up with a backend that exists never needs it
+
+    by_lower: dict[str, str] = {}
+    for candidate in names:
+        by_lower.setdefault(candidate.lower(), candidate)
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
+    return [by_lower[f] for f in found]
+
+
+def looked_in(finder: _Finder, backend: str) -> list[str]:
+    """Where a backend is looked for, as a person would check by hand."""
+    places = [
+        os.path.join(finder.rdir, "backends", backend),
+        os.path.join(finder.rdir, "spec", backend),
+    ]
+    repo = finder.repo
+    if repo is not None:
+        places.append(os.path.join(repo, "third_party", backend))
+    places.append(f"entry point {backend!r} in group {_entrypoints.GROUP}")
+    return places
+
+
+def warn_nowhere(finder: _Finder, backend: str, named_by: str) -> None:
+    """Warn that *backend*, named by *named_by*, exists nowhere (once per name and process).
+
+    Nothing is said for a backend that exists without a Python spec tree.
+    """
+    if backend in _warned or backend_traces(finder, backend):
+        return
+    _warned.add(backend)
+    import warnings
+
+    found = existing_backends(finder)
+    matches = close_matches(backend, found)
+    if matches:
+        hint = "did you mean " + " or ".join(repr(m) for m in matches) + "?"
+    elif found:
+        hint = "the backends that exist are " + ", ".join(found) + "."
+    else:
+        hint = "no backend exists for this package."
+    message = (
+        f"{named_by} names backend {backend!r}, which exists nowhere for package "
+        f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint} "
+        "The program runs on without it."
+    )
+    warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
+
+
+def _outside_frames() -> int:
+    """The ``stacklevel`` of the first caller outside this library and the import system."""
+    frame: Optional[FrameType] = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__") or ""
+        if not (
+            module.partition(".")[0] in ("flagtree_spec", "importlib")
+            or frame.f_code.co_filename.startswith("<frozen importlib")
+        ):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 1
 
 
 def explicit_roots(root: str, rdir: str, paths: Sequence[str]) -> tuple[SpecRoot, ...]:

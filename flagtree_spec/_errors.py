@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["SpecConfigError", "SpecError", "SpecImportError"]
+__all__ = ["SpecConfigError", "SpecError", "SpecImportError", "SpecWarning"]
 
 
 class SpecError(Exception):
@@ -22,6 +22,17 @@ class SpecImportError(SpecError):
     """
 
 
-for _cls in (SpecError, SpecConfigError, SpecImportError):
+class SpecWarning(UserWarning):
+    """A backend named by ``FLAGTREE_BACKEND`` or :func:`activate` exists nowhere.
+
+    Almost always a typo: the program runs on as if the backend had no spec
+    root, and the warning names the close matches among the backends that do
+    exist.  Issued once per backend name and process.  Under a warnings filter
+    that turns warnings into errors (``python -W error``, pytest's
+    ``filterwarnings = error``) it is raised like an error, as that filter asks.
+    """
+
+
+for _cls in (SpecError, SpecConfigError, SpecImportError, SpecWarning):
     _cls.__module__ = "flagtree_spec"
 del _cls

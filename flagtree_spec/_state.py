@@ -138,7 +138,14 @@ def _compute(root: str) -> RootState:
             stack, source = override.stack, "activate()"
         else:
             stack, source = _from_environment(rdir)
-        found = discover(root, rdir, stack, entry_points, strict=env_flag("FLAGTREE_SPEC_STRICT"))
+        found = discover(
+            root,
+            rdir,
+            stack,
+            entry_points,
+            strict=env_flag("FLAGTREE_SPEC_STRICT"),
+            named_by=_NAMED_BY.get(source),
+        )
         state = RootState(root, rdir, stack, source, found, disabled)
     logger.debug(
         "root package %s: backend stack %s (%s); spec roots: %s",
@@ -148,6 +155,10 @@ def _compute(root: str) -> RootState:
         ", ".join(f"{r.path} [{r.backend or r.kind}]" for r in state.spec_roots) or "none",
     )
     return state
+
+
+# Stacks typed by a person, whose backends are checked for typos; never a marker's.
+_NAMED_BY = {"activate()": "activate()", "FLAGTREE_BACKEND": "FLAGTREE_BACKEND"}
 
 
 def _from_environment(rdir: str) -> tuple[tuple[str, ...], str]:
