@@ -50,6 +50,7 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     try:
         module = importlib.import_module(name)
     except Exception as exc:
+        _start_at_user_code(exc)
         error = SpecImportError(
             f"the hook module of {who} ({root.hooks}) failed to import: {type(exc).__name__}: {exc}"
         )
@@ -66,6 +67,28 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
         raise error
     logger.debug("hook module %s loaded from %s", name, root.hooks)
     return module
+
+
+def _start_at_user_code(exc: BaseException) -> None:
+    """Drop the leading frames of this library and the import system from *exc*'s traceback.
+
+    What is left starts at the hook module's own code (for a syntax error,
+    nothing is left: the error names its file and line itself), as Python
+    shows the error of a failed ``import`` statement.
+    """
+    tb = exc.__traceback__
+    while tb is not None and _internal(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    exc.__traceback__ = tb
+
+
+def _internal(filename: str) -> bool:
+    return filename.startswith("<frozen importlib") or os.path.dirname(filename) in _INTERNAL
+
+
+_INTERNAL = frozenset(
+    os.path.dirname(os.path.abspath(f)) for f in (__file__, importlib.__file__ or "")
+)
 
 
 def _new_failure(name: str) -> SpecImportError:
@@ -111,7 +134,8 @@ class HookTable:
         try:
             return self.hooks[hook]
         except (KeyError, TypeError):
-            return self.resolve(hook)
+            pass
+        return self.resolve(hook)
 
     def resolve(self, hook: str) -> Optional[Hook]:
         """Find *hook* in the hook modules and remember the answer."""
@@ -177,12 +201,17 @@ def spec(hook: str, /, *args: Any, **kwargs: Any) -> Any:
     try:
         func = _table[hook]
     except (KeyError, TypeError):
-        func = _miss(hook)
+        pass  # resolved below, outside the handler: a failure there must not chain a KeyError
+    else:
+        if func is None:
+            return None
+        if kwargs:
+            return func(*args, **kwargs)
+        return func(*args)
+    func = _miss(hook)
     if func is None:
         return None
-    if kwargs:
-        return func(*args, **kwargs)
-    return func(*args)
+    return func(*args, **kwargs)
 
 
 def spec_func(hook: str, /) -> Optional[Hook]:
@@ -195,4 +224,5 @@ def spec_func(hook: str, /) -> Optional[Hook]:
     try:
         return _table[hook]
     except (KeyError, TypeError):
-        return _miss(hook)
+        pass
+    return _miss(hook)

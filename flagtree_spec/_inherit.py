@@ -94,6 +94,15 @@ def inherit(namespace: dict[str, Any]) -> str:
             f"inherit() in {name!r}: {here} is not a version of {name} on {parent_name}.__path__ "
             f"{list(parent_path)!r}; was it loaded from a file outside the package's path?"
         )
+    if lower is None and is_package:
+        raise SpecError(
+            f"inherit() in {name!r}: {here} is a package-init override (a mirror folder's "
+            f"__init__.py replaces the package's own __init__.py), and {name} has no lower "
+            f"__init__.py to inherit (searched {parent_name}.__path__ {list(parent_path)!r}). "
+            "A mirror folder needs no __init__.py: delete this file and the modules beside it "
+            "still override the package's modules; for a package the trunk does not have, "
+            "delete the inherit() call"
+        )
     if lower is None:
         raise SpecError(
             f"inherit() in {name!r}: {here} has no lower version (searched "

@@ -110,6 +110,45 @@ def test_hook_module_with_syntax_error_is_spec_import_error():
     assert "backend 'syntaxerr'" in out[0][0][0]
 
 
+CHAIN = """
+    import json, traceback, fixpkg
+    from flagtree_spec import spec, spec_func, SpecImportError
+    seen = []
+    for call in (lambda: spec("first"), lambda: spec_func("again")):
+        try:
+            call()
+        except SpecImportError as exc:
+            cause = exc.__cause__
+            seen.append({
+                "context": type(exc.__context__).__name__,
+                "cause": type(cause).__name__,
+                "cause_context": type(cause.__context__).__name__,
+                "text": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+            })
+    print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("backend", ["broken", "syntaxerr"])
+def test_hook_module_import_failure_traceback_shows_the_hook_modules_error_not_internals(
+    backend,
+):
+    first, again = scenario(CHAIN, env={"FLAGTREE_BACKEND": backend})
+    hooks = str(SOURCE / "third_party" / backend / "backend" / "spec" / "__init__.py")
+    for seen in (first, again):
+        # No KeyError of the hook-table lookup anywhere in the chain.
+        assert seen["cause"] in ("RuntimeError", "SyntaxError")
+        assert seen["cause_context"] == "NoneType"
+        assert seen["context"] in (seen["cause"], "NoneType")
+        assert "KeyError" not in seen["text"]
+        assert "During handling of the above exception" not in seen["text"]
+        # The hook module's own error comes first, naming its file and line,
+        # with no import-system frames before it.
+        cause_part = seen["text"].split("The above exception was the direct cause")[0]
+        assert f'File "{hooks}", line ' in cause_part
+        assert "importlib" not in cause_part and "flagtree_spec" not in cause_part
+
+
 def test_system_exit_from_hook_module_propagates_unwrapped():
     proc = run_python(
         "import fixpkg\nfrom flagtree_spec import spec\nspec('x')",

@@ -127,6 +127,23 @@ def test_inherit_missing_lower_version_is_spec_error():
     assert "has no lower version" in out and str(LOW / "added.py") in out
 
 
+def test_inherit_in_package_init_override_without_lower_init_explains_mirror_init_files():
+    # Trunk inhpkg.nsdir is a namespace package; the mirror folder holds an __init__.py.
+    out = run(
+        """
+        import json, flagtree_spec
+        try:
+            import inhpkg.nsdir
+        except flagtree_spec.SpecError as exc:
+            print(json.dumps(str(exc)))
+        """,
+        "low",
+    )
+    assert str(LOW / "nsdir" / "__init__.py") in out
+    assert "is a package-init override (a mirror folder's __init__.py replaces" in out
+    assert "A mirror folder needs no __init__.py: delete this file" in out
+
+
 @pytest.mark.parametrize(
     ("module", "override", "lower"),
     [("kindmod", "package", "module"), ("kindpkg", "module", "package")],
