@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from . import __version__, _inspect_cli, _run
+from ._static import lock_cli
 
 __all__ = ["main"]
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
     _inspect_cli.add_commands(commands)
+    lock_cli.add_commands(commands)
     return parser
 
 

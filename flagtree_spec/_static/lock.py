@@ -1,0 +1,408 @@
+"""``flagtree_spec.lock``: what each override was made against, and what changed since.
+
+``flagtree-spec lock -b B`` writes the lock file into the spec root of
+backend ``B``.  Per override (keyed by its mirror path, ``R/sub/mod.py``) it
+records its *counterpart*, the version the override shadows (the trunk
+module, or the override of a base backend below it), as a token digest (see
+:mod:`.digest`: comments, blank lines and docstrings do not count), the
+counterpart's git blob id when it lies in a git work tree, and, for an
+override that calls ``inherit(globals())``, one digest per counterpart
+definition the override replaces.  The file is sorted JSON, written only when
+its content changes, so locking an unchanged tree changes nothing.
+
+:func:`drift` compares a lock with the tree as it is now; ``check`` reports
+the result as FTS016.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from typing import Any, NamedTuple, Optional
+
+from .._discovery import SpecRoot
+from .._model import InputError, Model
+from . import git
+from .digest import Analysis, analyse
+
+__all__ = [
+    "LOCK_NAME",
+    "Drift",
+    "Override",
+    "build",
+    "drift",
+    "entry_for",
+    "lock_path",
+    "overrides",
+    "read",
+    "target",
+    "write",
+]
+
+LOCK_NAME = "flagtree_spec.lock"
+FORMAT = 1
+
+
+class Override(NamedTuple):
+    """One override of a spec root and the version it shadows."""
+
+    key: str  # its mirror path, "R/sub/mod.py"
+    name: str  # its module name
+    path: str
+    counterpart: Optional[str]  # the file it shadows; None when nothing is below it
+    label: str  # "trunk" or "backend NAME": where the counterpart comes from
+
+
+def lock_path(spec_root: SpecRoot) -> str:
+    """Where the lock file of *spec_root* lives: at its top, next to a declaration."""
+    return os.path.join(spec_root.path, LOCK_NAME)
+
+
+def target(model: Model) -> SpecRoot:
+    """The spec root ``lock`` and ``rebase`` work on: the first one of the top backend."""
+    if not model.spec_roots:
+        raise InputError(
+            f"no spec root for {model.root} (backend stack {','.join(model.stack) or 'none'}); "
+            "pass --backend B or --spec-root DIR"
+        )
+    top = model.stack[0] if model.stack else None
+    for spec_root in model.spec_roots:
+        if spec_root.mirror is not None and (top is None or spec_root.backend in (top, None)):
+            return spec_root
+    raise InputError(
+        f"backend {top} has no mirror tree in its spec roots "
+        f"({', '.join(r.path for r in model.spec_roots)}): nothing to lock"
+    )
+
+
+def _label(model: Model, path: str) -> str:
+    origin = model.origin_of(path)
+    if origin is None:
+        return "trunk"
+    return f"backend {origin.backend or os.path.basename(os.path.normpath(origin.path))}"
+
+
+def overrides(model: Model, spec_root: SpecRoot) -> Iterator[Override]:
+    """Every source file in *spec_root*'s mirror tree that loads, with its counterpart.
+
+    The counterpart is ``None`` for an added module (nothing below it, or a
+    trunk file deleted since the lock).  Files that never load, compiled
+    files, and overrides of a compiled file are left out; a file that a
+    higher backend shadows counts, with the version right below it as its
+    counterpart.
+    """
+    mirror = model.mirror_of(spec_root)
+    for root, entry in model.mirror_files():
+        if root is not spec_root or not entry.path.endswith(".py") or entry.kind == "compiled":
+            continue
+        module = model.resolve(entry.name)
+        chain = [module.file, *module.candidates] if module.file else []
+        here = os.path.normpath(entry.path)
+        index = next((i for i, f in enumerate(chain) if os.path.normpath(f or "") == here), None)
+        if index is None:
+            continue  # never loads: check says why
+        below = chain[index + 1] if index + 1 < len(chain) else None
+        key = "/".join([model.root, *os.path.relpath(entry.path, mirror).split(os.sep)])
+        if below is None:
+            yield Override(key, entry.name, entry.path, None, "trunk")  # an added module
+        elif below.endswith(".py"):
+            yield Override(key, entry.name, entry.path, below, _label(model, below))
+
+
+def _analysis(model: Model, path: str) -> Analysis:
+    source = model.source(path)
+    if source.error is not None and not source.text:
+        raise InputError(f"cannot read {path}: {source.error.message}")
+    try:
+        return analyse(source.text)
+    except (SyntaxError, ValueError) as exc:
+        raise InputError(f"{path} does not parse ({exc}); fix it, then lock again") from None
+
+
+def replaced(mine: Analysis, theirs: Analysis) -> list[str]:
+    """The counterpart definitions an inheriting override replaces, sorted."""
+    return sorted(n for n in mine.after if n in theirs.definitions)
+
+
+def trunk_version(model: Model) -> Optional[str]:
+    """The root package's literal ``__version__``, when its ``__init__.py`` states one."""
+    init = os.path.join(model.rdir, "__init__.py")
+    if not os.path.isfile(init):
+        return None
+    tree = model.source(init).tree
+    for node in tree.body if tree is not None else ():
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value
+    return None
+
+
+def entry_for(label: str, mine: Analysis, theirs: Analysis, blob: Optional[str]) -> dict[str, Any]:
+    """The lock entry of an override (analysed as *mine*) whose counterpart is *theirs*."""
+    data: dict[str, Any] = {"counterpart": label, "digest": theirs.digest, "blob": blob}
+    if mine.inherit_line is not None:
+        data["definitions"] = {n: theirs.definitions[n].digest for n in replaced(mine, theirs)}
+    return data
+
+
+def build(model: Model, spec_root: SpecRoot) -> dict[str, Any]:
+    """The lock of *spec_root* for the tree as it is now."""
+    found = [o for o in overrides(model, spec_root) if o.counterpart is not None]
+    blobs = git.blob_ids([o.counterpart for o in found if o.counterpart is not None])
+    entries = {
+        o.key: entry_for(
+            o.label,
+            _analysis(model, o.path),
+            _analysis(model, o.counterpart or ""),
+            blobs.get(o.counterpart or ""),
+        )
+        for o in sorted(found, key=lambda o: o.key)
+    }
+    return {
+        "format": FORMAT,
+        "root": model.root,
+        "backend": spec_root.backend,
+        "trunk_version": trunk_version(model),
+        "overrides": entries,
+    }
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The lock file's text: sorted, indented JSON, one key a line, a final newline."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _installed(path: str) -> bool:
+    parts = os.path.realpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def write_atomic(path: str, text: str, encoding: str = "utf-8") -> None:
+    """Replace *path* by *text* at once: a crash leaves the old or the new file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as f:
+            f.write(text)
+        if os.path.exists(path):
+            os.chmod(temp, os.stat(path).st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def write(spec_root: SpecRoot, data: dict[str, Any]) -> bool:
+    """Write the lock of *spec_root*; return whether the file changed."""
+    path = lock_path(spec_root)
+    if _installed(spec_root.path):
+        raise InputError(
+            f"the spec root {spec_root.path} is an installed copy (under site-packages): a lock "
+            "belongs in the backend's source tree; pass --repo DIR or --spec-root DIR"
+        )
+    text = dumps(data)
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return False
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+    write_atomic(path, text)
+    return True
+
+
+class Lock(NamedTuple):
+    """A lock file as read."""
+
+    path: str
+    text: str
+    data: dict[str, Any]
+    overrides: dict[str, dict[str, Any]]
+
+
+def read(spec_root: SpecRoot) -> Optional[Lock]:
+    """The lock file of *spec_root*, or ``None`` when it has none."""
+    path = lock_path(spec_root)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}; fix it or delete it") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{path} is not JSON ({exc}); run flagtree-spec lock again") from None
+    entries = data.get("overrides") if isinstance(data, dict) else None
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != FORMAT
+        or not isinstance(entries, dict)
+        or not all(_valid(e) for e in entries.values())
+    ):
+        raise InputError(
+            f"{path} is not a lock file of format {FORMAT}; run flagtree-spec lock again"
+        )
+    return Lock(path, text, data, entries)
+
+
+def _valid(e: object) -> bool:
+    if not isinstance(e, dict) or not isinstance(e.get("digest"), str):
+        return False
+    if not isinstance(e.get("blob"), (str, type(None))):
+        return False
+    definitions = e.get("definitions", {})
+    return isinstance(definitions, dict) and all(isinstance(v, str) for v in definitions.values())
+
+
+# --------------------------------------------------------------------------- drift
+
+
+class Drift(NamedTuple):
+    """One FTS016 finding before it becomes a check finding."""
+
+    severity: str
+    path: str
+    line: int
+    message: str
+
+
+def _option(spec_root: SpecRoot) -> str:
+    if spec_root.backend:
+        return f" -b {spec_root.backend}"
+    return f" --spec-root {spec_root.path}"
+
+
+def _key_line(lock: Lock, key: str) -> int:
+    needle = json.dumps(key, ensure_ascii=False) + ":"
+    at = lock.text.find(needle)
+    return lock.text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def drift(model: Model) -> Iterator[Drift]:
+    """What changed since each spec root's lock; nothing for a spec root without one."""
+    for spec_root in model.spec_roots:
+        if spec_root.mirror is None:
+            continue
+        lock = read(spec_root)
+        if lock is None:
+            continue
+        yield from _drift(model, spec_root, lock)
+
+
+def _drift(model: Model, spec_root: SpecRoot, lock: Lock) -> Iterator[Drift]:
+    again, rebase = (f"flagtree-spec {c}{_option(spec_root)}" for c in ("lock", "rebase"))
+    seen = set()
+    for override in overrides(model, spec_root):
+        seen.add(override.key)
+        locked = lock.overrides.get(override.key)
+        if locked is None and override.counterpart is None:
+            continue  # an added module: nothing to lock
+        if locked is None:
+            yield Drift(
+                "info",
+                override.path,
+                1,
+                f"{override.key} is not in {lock.path}, so a change of the version it shadows "
+                f"goes unnoticed; run '{again}'",
+            )
+            continue
+        if override.counterpart is None:
+            yield Drift(
+                "warning",
+                override.path,
+                1,
+                f"the {locked.get('counterpart', 'trunk')} file this override was made against "
+                "is gone (deleted or moved since the lock), so the override now adds a module; "
+                "move it along or delete it, then run " + f"'{again}'",
+            )
+            continue
+        try:
+            theirs = analyse(model.source(override.counterpart).text)
+            mine = analyse(model.source(override.path).text)
+        except (SyntaxError, ValueError):
+            continue  # FTS010 or an input error reports it
+        yield from _compare(override, locked, mine, theirs, again, rebase)
+    for key in sorted(set(lock.overrides) - seen):
+        yield Drift(
+            "info",
+            lock.path,
+            _key_line(lock, key),
+            f"{key} is locked, but the override is gone (deleted, or it no longer shadows "
+            f"anything); run '{again}' to drop the entry",
+        )
+
+
+def _compare(
+    override: Override,
+    locked: dict[str, Any],
+    mine: Analysis,
+    theirs: Analysis,
+    again: str,
+    rebase: str,
+) -> Iterator[Drift]:
+    label = override.label
+    who = "trunk" if label == "trunk" else label
+    definitions: Optional[dict[str, str]] = locked.get("definitions")
+    if mine.inherit_line is None:
+        if theirs.digest != locked["digest"]:
+            yield Drift(
+                "warning",
+                override.path,
+                1,
+                f"{who} changed {override.counterpart} since the lock: merge its changes with "
+                f"'{rebase}' (or review them and run '{again}')",
+            )
+        return
+    if definitions is None:
+        yield Drift(
+            "info",
+            override.path,
+            mine.inherit_line,
+            f"the lock records {override.key} as a whole-file override, but it inherits now; "
+            f"run '{again}'",
+        )
+        return
+    for name in sorted(set(definitions) | set(replaced(mine, theirs))):
+        ours = mine.after.get(name)
+        if ours is None:
+            continue  # no longer replaced: it flows in through inherit
+        line = ours.node.lineno
+        if name not in definitions:
+            yield Drift(
+                "info",
+                override.path,
+                line,
+                f"replaces {name!r}, which the lock does not record; run '{again}'",
+            )
+        elif name not in theirs.definitions:
+            effect = (
+                f"reading {name!r} before replacing it now fails"
+                if name in mine.captured
+                else "the replacement is dead (nothing below calls it by that name)"
+            )
+            yield Drift(
+                "warning",
+                override.path,
+                line,
+                f"{who} dropped or renamed {name!r} since this override replaced it: {effect}; "
+                "follow the rename or delete it",
+            )
+        elif theirs.definitions[name].digest != definitions[name] and name not in mine.captured:
+            yield Drift(
+                "warning",
+                override.path,
+                line,
+                f"{who} changed {name!r} since this override replaced it: merge the change with "
+                f"'{rebase}' (or review it and run '{again}')",
+            )

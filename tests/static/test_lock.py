@@ -1,0 +1,153 @@
+"""``flagtree-spec lock``: what each override was made against, stable and diff-friendly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_support import make, run
+from upgrade_support import LOCK, MIRROR, TRUNK, UPGRADE, git, upgrade_repo
+
+
+def test_lock_records_counterpart_digest_blob_trunk_version_and_replaced_definitions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path)
+    code, out, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    assert out.startswith(f"wrote {repo / LOCK}: 3 overrides (2 whole-file, 1 inheriting")
+    data = json.loads((repo / LOCK).read_text(encoding="utf-8"))
+    assert data["backend"] == "vendor" and data["root"] == "mathpkg"
+    assert data["trunk_version"] == "1.0"
+    entries = data["overrides"]
+    assert sorted(entries) == ["mathpkg/fmt.py", "mathpkg/ops.py", "mathpkg/util.py"]
+    for key, entry in entries.items():
+        committed = git(repo, "rev-parse", f"HEAD:python/{key}").strip()
+        assert entry["blob"] == committed
+        assert entry["counterpart"] == "trunk"
+    # The inheriting override replaces add (a wrapper), mul and div; sub and
+    # square are not replaced, so the lock does not record them.
+    assert sorted(entries["mathpkg/ops.py"]["definitions"]) == ["add", "div", "mul"]
+    assert "definitions" not in entries["mathpkg/fmt.py"]
+
+
+def test_lock_file_is_sorted_indented_json_ending_in_a_newline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path)
+    run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    text = (repo / LOCK).read_text(encoding="utf-8")
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+
+
+def test_lock_again_on_an_unchanged_tree_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path)
+    run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    before = (repo / LOCK).stat()
+    first = (repo / LOCK).read_bytes()
+    code, out, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor", "--format", "json")
+    assert code == 0 and json.loads(out)["changed"] is False
+    assert (repo / LOCK).read_bytes() == first
+    assert (repo / LOCK).stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_lock_of_a_comment_or_layout_change_to_trunk_is_byte_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    first = (repo / LOCK).read_bytes()
+    util = repo / TRUNK / "util.py"
+    util.write_text("# Clamp values.\ndef clamp(x):  # to zero\n\n    return max(0, x)\n")
+    code, out, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0 and out.startswith("unchanged ")
+    assert (repo / LOCK).read_bytes() == first
+
+
+def test_the_same_lock_is_written_on_every_supported_python(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # fixtures/upgrade/locked.lock was written once; CI locks the same tree on
+    # CPython 3.9-3.13 and must get it byte for byte (outside git: no blob ids).
+    repo = tmp_path / "repo"
+    shutil.copytree(UPGRADE / "v1", repo)
+    code, _, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    expected = (UPGRADE / "locked.lock").read_text(encoding="utf-8")
+    assert (repo / LOCK).read_text(encoding="utf-8") == expected
+
+
+def test_lock_outside_git_records_no_blob_and_says_rebase_needs_old_trunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    code, _, err = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    entries = json.loads((repo / LOCK).read_text(encoding="utf-8"))["overrides"]
+    assert all(e["blob"] is None for e in entries.values())
+    assert "rebase will need --old-trunk DIR" in err and "mathpkg/ops.py" in err
+
+
+def test_lock_under_site_packages_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "lib" / "site-packages"
+    make(
+        site,
+        {
+            "mathpkg/__init__.py": "from flagtree_spec import spec_path\nspec_path(__path__)\n",
+            "mathpkg/fmt.py": "X = 1\n",
+            "mathpkg/backends/vendor/spec/mathpkg/fmt.py": "X = 2\n",
+        },
+    )
+    code, _, err = run(capsys, "lock", "--trunk", str(site / "mathpkg"), "-b", "vendor")
+    assert code == 2
+    assert "site-packages" in err and "--spec-root DIR" in err
+    assert not (site / "mathpkg/backends/vendor/spec/flagtree_spec.lock").exists()
+
+
+def test_lock_of_an_override_that_does_not_parse_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    (repo / MIRROR / "fmt.py").write_text("def show(:\n")
+    code, _, err = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 2
+    assert "fmt.py does not parse" in err
+    assert not (repo / LOCK).exists()
+
+
+def test_lock_without_a_mirror_tree_or_spec_root_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    code, _, err = run(capsys, "lock", "--repo", str(repo))
+    assert code == 2 and "no spec root for mathpkg" in err
+    make(repo, {"third_party/hooks_only/backend/spec/__init__.py": "def h():\n    pass\n"})
+    code, _, err = run(capsys, "lock", "--repo", str(repo), "-b", "hooks_only")
+    assert code == 2 and "has no mirror tree" in err
+
+
+def test_lock_of_a_stacked_backend_records_the_base_backends_override_as_counterpart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    make(
+        repo,
+        {
+            "third_party/top/backend/spec/mathpkg/fmt.py": "def show(x):\n    return 'top'\n",
+            "third_party/top/backend/spec/mathpkg/extra.py": "ADDED = 1\n",
+        },
+    )
+    code, _, _ = run(capsys, "lock", "--repo", str(repo), "-b", "top,vendor")
+    assert code == 0
+    data = json.loads(
+        (repo / "third_party/top/backend/spec/flagtree_spec.lock").read_text(encoding="utf-8")
+    )
+    # extra.py adds a module: nothing to lock.
+    assert list(data["overrides"]) == ["mathpkg/fmt.py"]
+    assert data["overrides"]["mathpkg/fmt.py"]["counterpart"] == "backend vendor"

@@ -1,0 +1,282 @@
+"""``flagtree-spec rebase``: three-way merges of trunk changes into the overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_support import run
+from conftest import LIBRARY, NEUTRAL, clean_env
+from upgrade_support import (
+    LOCK,
+    MIRROR,
+    TRUNK,
+    UPGRADE,
+    V2,
+    git,
+    snapshot,
+    upgrade_repo,
+    upgrade_trunk,
+)
+
+
+def _locked_upgrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *, in_git: bool = True
+) -> Path:
+    repo = upgrade_repo(tmp_path, in_git=in_git)
+    code, _, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    upgrade_trunk(repo, in_git=in_git)
+    return repo
+
+
+def _rebase(capsys: pytest.CaptureFixture[str], repo: Path, *more: str) -> tuple[int, str, str]:
+    return run(capsys, "rebase", "--repo", str(repo), "-b", "vendor", *more)
+
+
+def test_rebase_without_apply_writes_nothing_and_reports_each_override(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    before = snapshot(repo)
+    code, out, err = _rebase(capsys, repo)
+    assert snapshot(repo) == before
+    assert code == 1  # fmt.py conflicts
+    lines = [line for line in out.splitlines() if not line.startswith((" ", "+", "-", "@"))]
+    assert lines == [
+        "conflict  mathpkg/fmt.py",
+        "clean     mathpkg/ops.py",
+        "unchanged mathpkg/util.py",
+    ]
+    assert "  add: wrapped\n  div: unchanged\n  mul: clean\n" in out
+    assert "+    if b < 0:\n+        return -mul(a, -b)\n" in out
+    assert "nothing written (pass --apply" in err
+
+
+def test_rebase_json_lists_state_definitions_and_diff_per_override(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    code, out, _ = _rebase(capsys, repo, "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["applied"] is False
+    rows = {r["override"]: r for r in data["overrides"]}
+    assert rows["mathpkg/fmt.py"]["state"] == "conflict"
+    assert rows["mathpkg/fmt.py"]["conflicts"] == 1
+    assert "<<<<<<< mathpkg/fmt.py" in rows["mathpkg/fmt.py"]["diff"]
+    assert rows["mathpkg/ops.py"]["definitions"] == [
+        {"name": "add", "state": "wrapped"},
+        {"name": "div", "state": "unchanged"},
+        {"name": "mul", "state": "clean"},
+    ]
+    assert rows["mathpkg/util.py"] == {
+        "override": "mathpkg/util.py",
+        "file": str(repo / MIRROR / "util.py"),
+        "state": "unchanged",
+        "message": "",
+        "conflicts": 0,
+        "definitions": [],
+        "diff": "",
+    }
+
+
+def test_rebase_apply_merges_per_replaced_definition_and_marks_conflicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    old_lock = json.loads((repo / LOCK).read_text(encoding="utf-8"))["overrides"]
+    code, _, err = _rebase(capsys, repo, "--apply")
+    assert code == 1
+    assert "wrote 2 files" in err and "resolve the conflict markers" in err
+    ops = (repo / MIRROR / "ops.py").read_text(encoding="utf-8")
+    # mul got trunk's new guard and kept the vendor's line; trunk's changes to
+    # sub and square (not replaced) were not copied: they flow in through inherit.
+    assert "    if b < 0:\n        return -mul(a, -b)\n" in ops
+    assert "return result  # the vendor's fast path goes here" in ops
+    assert "def sub" not in ops and "def square" not in ops
+    fmt = (repo / MIRROR / "fmt.py").read_text(encoding="utf-8")
+    assert fmt == (
+        "def show(x):\n"
+        "<<<<<<< mathpkg/fmt.py\n"
+        '    return "vendor value: " + str(x)\n'
+        "||||||| trunk at lock\n"
+        '    return "value: " + str(x)\n'
+        "=======\n"
+        '    return "value = " + str(x)\n'
+        ">>>>>>> trunk now\n"
+        "\n\ndef width():\n    return 12\n"
+    )
+    new_lock = json.loads((repo / LOCK).read_text(encoding="utf-8"))["overrides"]
+    # Updated for the clean merge only: fmt.py keeps the base of its conflict.
+    assert new_lock["mathpkg/fmt.py"] == old_lock["mathpkg/fmt.py"]
+    assert new_lock["mathpkg/ops.py"] != old_lock["mathpkg/ops.py"]
+    assert (
+        new_lock["mathpkg/ops.py"]["blob"]
+        == git(repo, "rev-parse", "HEAD:python/mathpkg/ops.py").strip()
+    )
+    # A second run: ops is now up to date, fmt still holds markers.
+    code, out, _ = _rebase(capsys, repo)
+    assert code == 1
+    assert "conflict  mathpkg/fmt.py  (conflict markers of an earlier merge" in out
+    assert "unchanged mathpkg/ops.py" in out
+
+
+def test_resolved_conflict_then_lock_makes_check_and_rebase_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    _rebase(capsys, repo, "--apply")
+    (repo / MIRROR / "fmt.py").write_text(
+        'def show(x):\n    return "vendor value = " + str(x)\n\n\ndef width():\n    return 12\n'
+    )
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    code, out, _ = _rebase(capsys, repo)
+    assert code == 0
+    assert out.splitlines() == [
+        "unchanged mathpkg/fmt.py",
+        "unchanged mathpkg/ops.py",
+        "unchanged mathpkg/util.py",
+    ]
+
+
+def test_rebase_reads_the_base_from_old_trunk_outside_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys, in_git=False)
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and "no git blob for mathpkg/fmt.py" in err and "--old-trunk" in err
+    old = UPGRADE / "v1" / TRUNK
+    code, out, _ = _rebase(capsys, repo, "--old-trunk", str(old))
+    assert code == 1
+    assert "clean     mathpkg/ops.py" in out and "conflict  mathpkg/fmt.py" in out
+
+
+def test_rebase_with_a_wrong_old_trunk_is_an_input_error_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    wrong = tmp_path / "wrong"
+    shutil.copytree(UPGRADE / "v1" / TRUNK, wrong)
+    (wrong / "fmt.py").write_text("def show(x):\n    return 'not the locked one'\n")
+    before = snapshot(repo)
+    code, _, err = _rebase(capsys, repo, "--old-trunk", str(wrong), "--apply")
+    assert code == 2
+    assert f"{wrong / 'fmt.py'} does not match the lock of mathpkg/fmt.py" in err
+    assert snapshot(repo) == before
+    (wrong / "fmt.py").unlink()
+    code, _, err = _rebase(capsys, repo, "--old-trunk", str(wrong))
+    assert code == 2 and "--old-trunk has no fmt.py" in err
+    code, _, err = _rebase(capsys, repo, "--old-trunk", str(tmp_path / "missing"))
+    assert code == 2 and "is not a directory" in err
+
+
+def test_rebase_with_a_locked_blob_missing_from_the_repository_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    data = json.loads((repo / LOCK).read_text(encoding="utf-8"))
+    data["overrides"]["mathpkg/fmt.py"]["blob"] = "0" * 40
+    (repo / LOCK).write_text(json.dumps(data))
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and f"blob {'0' * 40} is not in the repository" in err
+
+
+def test_rebase_of_a_deleted_trunk_file_is_a_conflict_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    git(repo, "rm", "-q", f"{TRUNK}/util.py")
+    before = snapshot(repo)
+    code, out, _ = _rebase(capsys, repo, "--apply")
+    assert code == 1
+    assert "conflict  mathpkg/util.py  (its trunk counterpart is gone" in out
+    assert (repo / MIRROR / "util.py").read_bytes() == before[f"{MIRROR}/util.py"]
+
+
+def test_rebase_reports_an_override_deleted_since_the_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    (repo / MIRROR / "util.py").unlink()
+    code, out, _ = _rebase(capsys, repo)
+    assert "gone      mathpkg/util.py  (the override is gone since the lock" in out
+    assert code == 1  # fmt.py still conflicts
+
+
+def test_rebase_of_a_dropped_replaced_name_is_a_conflict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    ops = V2["ops.py"].replace("def div(a, b):", "def floor_div(a, b):")
+    upgrade_trunk(repo, {"ops.py": ops, "fmt.py": V2["fmt.py"].replace("value =", "value:")})
+    code, out, _ = _rebase(capsys, repo)
+    assert code == 1
+    assert "conflict  mathpkg/ops.py  (trunk dropped or renamed 'div')" in out
+    assert "  div: dropped\n" in out
+
+
+def test_rebase_without_a_lock_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path)
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and "no lock file" in err and "flagtree-spec lock -b vendor" in err
+
+
+def test_rebase_without_git_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and "git is not installed or not on PATH" in err
+
+
+def test_interrupted_apply_leaves_every_file_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    before = snapshot(repo)
+    _rebase(capsys, repo)  # what the merges would be, for comparison
+    merged_repo = tmp_path / "merged"
+    shutil.copytree(repo, merged_repo)
+    _rebase(capsys, merged_repo, "--apply")
+    after = snapshot(merged_repo)
+    # The process dies (no clean-up runs) right after the first file is replaced.
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        real = os.replace
+        calls = []
+        def replace(src, dst):
+            if calls:
+                os._exit(3)
+            calls.append(dst)
+            real(src, dst)
+        os.replace = replace
+        from flagtree_spec._cli import main
+        sys.exit(main(["rebase", "--repo", {str(repo)!r}, "-b", "vendor", "--apply"]))
+        """
+    )
+    env = clean_env({"PYTHONPATH": LIBRARY})
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=NEUTRAL, capture_output=True, text=True
+    )
+    assert proc.returncode == 3, proc.stderr
+    now = snapshot(repo)
+    changed = [rel for rel in now if rel in before and now[rel] != before[rel]]
+    assert changed == [f"{MIRROR}/fmt.py"]  # the first file written, whole
+    for rel, data in now.items():
+        if rel in before:
+            assert data in (before[rel], after[rel]), rel
+        else:  # the temporary file of the write that never happened
+            assert os.path.basename(rel).startswith(".ops.py."), rel
+    assert now[LOCK] == before[LOCK]
