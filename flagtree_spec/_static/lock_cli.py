@@ -75,7 +75,7 @@ def _rebase(args: argparse.Namespace) -> int:
             "message": o.message,
             "conflicts": o.conflicts,
             "definitions": [{"name": n, "state": s} for n, s in o.definitions],
-            "diff": o.diff(olds[o.path]) if o.text is not None else "",
+            "diff": o.diff(olds.get(o.path, "")),
         }
         for o in outcomes
     ]

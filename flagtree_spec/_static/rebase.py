@@ -50,6 +50,7 @@ class Outcome(NamedTuple):
     counterpart: Optional[str]
 
     def diff(self, old: str) -> str:
+        """The unified diff from *old* (the override as it is) to the merged text."""
         if self.text is None:
             return ""
         return "".join(
@@ -71,10 +72,7 @@ def _decode(data: bytes, where: str) -> str:
 
 
 def _encoding(data: bytes) -> str:
-    try:
-        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError:
-        return "utf-8"
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
 class _Base:

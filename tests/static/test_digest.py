@@ -112,6 +112,18 @@ def test_default_arguments_and_decorators_capture_the_lower_object() -> None:
     assert found.inherit_line == 2
 
 
+def test_lambdas_do_not_capture_and_class_statements_do() -> None:
+    found = analyse(
+        "import flagtree_spec\nflagtree_spec.inherit(globals())\n"
+        "later = lambda: f()\n"
+        "class Shape(Base, metaclass=Meta):\n    pass\n"
+        "def f():\n    pass\n"
+        "class Base:\n    pass\n"
+    )
+    assert found.inherit_line == 2
+    assert found.captured == frozenset({"Base", "Meta"})
+
+
 def test_a_module_without_inherit_has_no_after_part() -> None:
     found = analyse("def f():\n    pass\n")
     assert found.inherit_line is None and found.after == {} and found.captured == frozenset()

@@ -280,3 +280,59 @@ def test_interrupted_apply_leaves_every_file_whole(
         else:  # the temporary file of the write that never happened
             assert os.path.basename(rel).startswith(".ops.py."), rel
     assert now[LOCK] == before[LOCK]
+
+
+def test_rebase_leaves_an_inheriting_override_alone_when_only_other_definitions_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path)
+    run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    ops = (repo / TRUNK / "ops.py").read_text(encoding="utf-8")
+    upgrade_trunk(repo, {"ops.py": ops.replace("return a - b", "return a - b - 0")})
+    before = snapshot(repo)
+    code, out, _ = _rebase(capsys, repo, "--apply")
+    assert code == 0
+    assert "unchanged mathpkg/ops.py\n  add: wrapped\n  div: unchanged\n  mul: unchanged\n" in out
+    assert snapshot(repo) == before  # nothing to merge: the lock stays too
+
+
+def test_rebase_skips_an_override_added_after_the_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    (repo / TRUNK / "extra.py").write_text("X = 1\n")
+    (repo / MIRROR / "extra.py").write_text("X = 2\n")
+    code, out, _ = _rebase(capsys, repo)
+    assert code == 1 and "extra" not in out
+
+
+def test_rebase_of_an_override_that_does_not_parse_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    (repo / MIRROR / "util.py").write_text("def clamp(:\n")
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and "cannot rebase mathpkg/util.py: a version does not parse" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ('{"format": 2, "overrides": {}}', "is not a lock file of format 1"),
+        ('{"format": 1, "overrides": {"a.py": {"digest": 3}}}', "is not a lock file"),
+        ('{"format": 1, "overrides": {"a.py": {"digest": "d", "blob": 1}}}', "is not a lock"),
+        (
+            '{"format": 1, "overrides": {"a.py": {"digest": "d", "blob": null, '
+            '"definitions": {"f": 1}}}}',
+            "is not a lock file",
+        ),
+    ],
+)
+def test_rebase_with_a_broken_lock_file_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    repo = _locked_upgrade(tmp_path, capsys)
+    (repo / LOCK).write_text(text)
+    code, _, err = _rebase(capsys, repo)
+    assert code == 2 and message in err and "run flagtree-spec lock again" in err
