@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from . import __version__, _inspect_cli, _run
-from ._static import lock_cli
+from ._static import lock_cli, migrate_cli
 
 __all__ = ["main"]
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run.add_commands(commands)
     _inspect_cli.add_commands(commands)
     lock_cli.add_commands(commands)
+    migrate_cli.add_commands(commands)
     return parser
 
 

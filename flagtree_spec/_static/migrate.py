@@ -1,0 +1,580 @@
+"""Plan and apply the migration of a legacy whole-tree copy into a spec tree.
+
+A backend that forked the trunk keeps a copy of its whole Python tree (the
+*fork*, ``third_party/B/python/R``).  :func:`make_plan` gives every entry of
+the copy one action against its *counterpart*, the next lower version of the
+same path (the base backend's override when the spec root's declaration
+names a ``base`` that has one, else the trunk's file):
+
+``drop``      byte- or AST-identical to its counterpart: removed;
+``move``      differs: moved into the mirror tree (the *into* folder);
+``minimize``  differs, and becomes ``inherit(globals())`` plus what the
+              backend changed (see :mod:`.minimize`);
+``add``       no counterpart: an added module or file, moved;
+``link``      a symlink, never followed: links hold no data, removed;
+``keep``      cannot be migrated (the root package's ``__init__``, compiled
+              files): moved under ``migrate-leftovers/``, outside every spec
+              root, with what to do about it.
+
+:func:`apply` carries the plan out: ``git mv`` inside a git work tree, so
+history follows; a file that differs from its counterpart is never
+deleted; afterwards nothing under the fork can load.  Every step leaves each
+file readable at one of its locations, so an interrupted run is completed
+by running again.  Nothing of the trunk or the backend is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import shutil
+import subprocess
+import tokenize
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable, NamedTuple, Optional
+
+from .._model import InputError, Source
+from .minimize import minimize
+
+__all__ = ["ACTIONS", "Plan", "Step", "apply", "insert_spec_path", "make_plan"]
+
+ACTIONS = ("drop", "move", "minimize", "add", "link", "keep")
+_COMPILED = (".so", ".pyd", ".pyc")
+IDIOM = (
+    "try:\n"
+    "    from flagtree_spec import spec_path\n"
+    "except ImportError:\n"
+    "    pass\n"
+    "else:\n"
+    "    spec_path(__path__)\n"
+)
+# Tests replace this to interrupt apply() after a given step (an exception).
+after_step: Optional[Callable[[int], None]] = None
+
+
+class Step(NamedTuple):
+    """One entry of the copy and what happens to it."""
+
+    path: str  # relative to the fork, "/"-separated
+    trunk: Optional[str]  # the counterpart file
+    action: str
+    reason: str
+    lines_before: int
+    lines_after: int
+    text: Optional[bytes] = None  # the minimized file
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "trunk": self.trunk,
+            "action": self.action,
+            "reason": self.reason,
+            "lines_before": self.lines_before,
+            "lines_after": self.lines_after,
+            "notes": list(self.notes),
+        }
+
+
+class Plan(NamedTuple):
+    fork: str
+    trunk: str
+    into: str
+    leftovers: str
+    steps: list[Step]
+    missing: list[str]  # trunk files the copy lacks, relative
+    warnings: list[str]
+    spec_path: list[str]  # trunk __init__.py files the overrides need the call in
+    minimize: bool
+
+    def summary(self) -> dict[str, int]:
+        return {a: sum(s.action == a for s in self.steps) for a in ACTIONS}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fork": self.fork,
+            "trunk": self.trunk,
+            "into": self.into,
+            "leftovers": self.leftovers,
+            "entries": [s.as_dict() for s in self.steps],
+            "summary": self.summary(),
+            "missing": self.missing,
+            "warnings": self.warnings,
+            "spec_path": self.spec_path,
+        }
+
+    def destination(self, step: Step) -> Optional[str]:
+        if step.action in ("move", "add", "minimize"):
+            return os.path.join(self.into, *step.path.split("/"))
+        if step.action == "keep":
+            return os.path.join(self.leftovers, os.path.basename(self.fork), *step.path.split("/"))
+        return None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise InputError(
+            f"{path} cannot be read ({exc.strerror or exc}); fix its permissions"
+        ) from None
+
+
+def decode(path: str, data: bytes) -> str:
+    """The text of Python source *data*, decoded per PEP 263 as the interpreter does."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        raise InputError(
+            f"{path} does not decode ({exc}); fix the bytes or its coding declaration"
+        ) from None
+
+
+def _parse(text: str) -> Optional[str]:
+    try:
+        return ast.dump(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _lines(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+class BaseTree:
+    """The trunk the copy was made from: a folder, or a git revision of the trunk."""
+
+    def __init__(self, trunk: str, folder: Optional[str], rev: Optional[str]) -> None:
+        self.folder = folder
+        self.rev = rev
+        self.top = ""
+        self.prefix = ""
+        if rev is not None:
+            self.top = _git(trunk, "rev-parse", "--show-toplevel", what=f"--base-rev {rev}")
+            self.prefix = os.path.relpath(os.path.realpath(trunk), os.path.realpath(self.top))
+            self.prefix = self.prefix.replace(os.sep, "/")
+            if self.text("__init__.py") is None:
+                raise InputError(
+                    f"--base-rev {rev}: {self.prefix}/__init__.py does not exist there, so it "
+                    "is not a trunk of this package; give the revision the copy was made from"
+                )
+            try:
+                _git(self.top, "merge-base", "--is-ancestor", rev, "HEAD", what="")
+            except InputError:
+                raise InputError(
+                    f"--base-rev {rev} is not an ancestor of HEAD, so it is not an older trunk; "
+                    "give the revision the copy was made from"
+                ) from None
+
+    def text(self, rel: str) -> Optional[str]:
+        if self.folder is not None:
+            path = os.path.join(self.folder, *rel.split("/"))
+            return decode(path, read(path)) if os.path.isfile(path) else None
+        proc = subprocess.run(
+            ["git", "show", f"{self.rev}:{self.prefix}/{rel}"],
+            cwd=self.top,
+            capture_output=True,
+        )
+        if proc.returncode != 0:
+            return None
+        return decode(f"{self.rev}:{self.prefix}/{rel}", proc.stdout)
+
+
+def _git(where: str, *args: str, what: str) -> str:
+    try:
+        proc = subprocess.run(["git", *args], cwd=where, capture_output=True, text=True)
+    except OSError as exc:
+        raise InputError(f"{what}: git cannot run ({exc}); install git") from None
+    if proc.returncode != 0:
+        raise InputError(f"{what}: {proc.stderr.strip() or 'git ' + args[0] + ' failed'}")
+    return proc.stdout.strip()
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _walk(top: str, rel: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
+    with os.scandir(os.path.join(top, rel) if rel else top) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        path = f"{rel}/{entry.name}" if rel else entry.name
+        if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+            yield from _walk(top, path)
+        else:
+            yield path, entry
+
+
+def check_folders(
+    fork: str, trunk: str, into: str, base: Optional[str] = None
+) -> tuple[str, str, str]:
+    """Validate the three folders (and a base folder); return them absolute."""
+    fork, trunk, into = (os.path.abspath(p) for p in (fork, trunk, into))
+    if not os.path.isdir(fork):
+        raise InputError(f"--fork {fork} is not a directory; give the copy's package folder")
+    if not os.path.isfile(os.path.join(trunk, "__init__.py")):
+        raise InputError(f"--trunk {trunk} has no __init__.py; give the root package's folder")
+    real = {k: os.path.realpath(v) for k, v in (("fork", fork), ("trunk", trunk), ("into", into))}
+    if real["fork"] == real["trunk"]:
+        raise InputError(f"--fork and --trunk are the same folder ({fork}); give the copy")
+    for a, b in (("fork", "trunk"), ("trunk", "fork"), ("into", "fork"), ("fork", "into")):
+        if _under(real[a], real[b]):
+            raise InputError(f"--{a} {real[a]} lies inside --{b} {real[b]}; give separate folders")
+    if _under(real["into"], real["trunk"]):
+        raise InputError(
+            f"--into {into} lies inside the trunk {trunk}; give the spec root's mirror"
+        )
+    name = os.path.basename(trunk)
+    if os.path.basename(fork) != name:
+        raise InputError(
+            f"--fork {fork} is a copy of package {os.path.basename(fork)!r}, not of {name!r}; "
+            f"give the copy of {name}"
+        )
+    if base is not None:
+        base = os.path.abspath(base)
+        if not os.path.isfile(os.path.join(base, "__init__.py")) or os.path.basename(base) != name:
+            raise InputError(
+                f"--base {base} is not an older trunk of {name!r} (a folder named {name} with "
+                "__init__.py); give the trunk the copy was made from"
+            )
+        if os.path.realpath(base) in real.values():
+            raise InputError(f"--base {base} is the fork, trunk or into folder; give the old trunk")
+    return fork, trunk, into
+
+
+def _leftovers(fork: str, into: str) -> str:
+    """``<backend>/migrate-leftovers``: the nearest folder holding both spec roots."""
+    common = os.path.commonpath([os.path.dirname(os.path.dirname(fork)), os.path.dirname(into)])
+    return os.path.join(common, "migrate-leftovers")
+
+
+def _root_init(copy: str, trunk: str) -> str:
+    """What in a copied root ``__init__`` differs from trunk's, in a few words."""
+    try:
+        mine, theirs = ast.parse(copy), ast.parse(trunk)
+    except (SyntaxError, ValueError):
+        return "it does not parse"
+    known = {ast.dump(s) for s in theirs.body}
+    found = []
+    for s in mine.body:
+        if ast.dump(s) not in known:
+            head = ast.get_source_segment(copy, s) or ""
+            found.append(f"line {s.lineno}: {head.splitlines()[0][:50] if head else '...'}")
+    if not found:
+        return "it lacks some of trunk's statements"
+    return "; ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+
+
+def make_plan(
+    fork: str,
+    trunk: str,
+    into: str,
+    *,
+    lower: Sequence[str] = (),
+    minimize_files: bool = False,
+    base: Optional[BaseTree] = None,
+) -> Plan:
+    """Classify every entry of *fork* against its counterpart.
+
+    *lower* lists the mirror folders of the backends the spec root's
+    declaration names as ``base`` (highest first); the trunk comes last.
+    Raises :class:`InputError` for an unusable input, before anything changes.
+    """
+    if base is not None and base.folder is not None:
+        check_folders(fork, trunk, into, base.folder)
+    fork, trunk, into = check_folders(fork, trunk, into)
+    leftovers = _leftovers(fork, into)
+    steps: list[Step] = []
+    warnings: list[str] = []
+    seen: set[str] = set()
+    common = 0
+    for rel, entry in _walk(fork):
+        seen.add(rel)
+        parts = rel.split("/")
+        counterpart = next(
+            (
+                os.path.join(d, *parts)
+                for d in (*lower, trunk)
+                if os.path.isfile(os.path.join(d, *parts))
+            ),
+            None,
+        )
+        common += counterpart is not None
+        via = "trunk" if counterpart is None or _under(counterpart, trunk) else counterpart
+        if entry.is_symlink():
+            target = os.readlink(entry.path)
+            where = "into trunk" if _under(os.path.realpath(entry.path), trunk) else "elsewhere"
+            steps.append(
+                Step(rel, counterpart, "link", f"symlink to {target} ({where}): removed", 0, 0)
+            )
+            continue
+        if entry.name == "__pycache__":
+            steps.append(Step(rel, None, "drop", "bytecode cache: removed", 0, 0))
+            continue
+        data = read(entry.path)
+        n = _lines(data)
+        is_py = rel.endswith(".py")
+        text = decode(entry.path, data) if is_py else ""
+        if counterpart is not None and read(counterpart) == data:
+            steps.append(Step(rel, counterpart, "drop", f"byte-identical to {via}", n, 0))
+            continue
+        other = decode(counterpart, read(counterpart)) if is_py and counterpart else ""
+        if is_py and counterpart and _parse(text) is not None and _parse(text) == _parse(other):
+            steps.append(Step(rel, counterpart, "drop", f"AST-identical to {via}", n, 0))
+            continue
+        if rel == "__init__.py":
+            what = _root_init(text, other) if counterpart else "trunk has none"
+            steps.append(
+                Step(
+                    rel,
+                    counterpart,
+                    "keep",
+                    "the root package's __init__ can never be an override; it differs from "
+                    f"trunk's ({what}): put that code into the backend's hook module "
+                    "(<spec root>/__init__.py, called through spec()) or into a module of "
+                    "the mirror tree, then delete the leftover",
+                    n,
+                    n,
+                )
+            )
+            continue
+        if rel.endswith(_COMPILED):
+            steps.append(
+                Step(
+                    rel,
+                    counterpart,
+                    "keep",
+                    "a compiled file never belongs in a mirror tree: build it from source in "
+                    "the backend's build, then delete the leftover",
+                    n,
+                    n,
+                )
+            )
+            continue
+        if counterpart is None:
+            steps.append(Step(rel, None, "add", "no counterpart: added by the backend", n, n))
+            continue
+        if is_py and minimize_files and _parse(text) is not None:
+            base_text = base.text(rel) if base is not None and via == "trunk" else None
+            result = minimize(text, other, base_text, has_base=base is not None and via == "trunk")
+            if result.text is not None:
+                encoded = result.text.encode("utf-8")
+                steps.append(
+                    Step(
+                        rel,
+                        counterpart,
+                        "minimize",
+                        result.reason,
+                        n,
+                        _lines(encoded),
+                        encoded,
+                        result.notes,
+                    )
+                )
+                continue
+            steps.append(Step(rel, counterpart, "move", result.reason, n, n, None, result.notes))
+        else:
+            steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n))
+        if rel.endswith("/__init__.py"):
+            warnings.append(
+                f"{rel}: a package __init__ override replaces trunk's, whose imports and "
+                "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
+            )
+    if seen and not common:
+        raise InputError(
+            f"--fork {fork} shares no file with the trunk {trunk}: it is not a copy of it"
+        )
+    links = tuple(s.path + "/" for s in steps if s.action == "link")
+    missing = [
+        rel
+        for rel, e in _walk(trunk)
+        if rel not in seen and e.name != "__pycache__" and not rel.startswith(links)
+    ]
+    plan = Plan(fork, trunk, into, leftovers, steps, missing, warnings, [], minimize_files)
+    _conflicts(plan)
+    plan.spec_path.extend(_spec_path_needs(plan))
+    return plan
+
+
+def _conflicts(plan: Plan) -> None:
+    for step in plan.steps:
+        target = plan.destination(step)
+        if target is None or not os.path.lexists(target):
+            continue
+        wanted = step.text if step.text is not None else read(os.path.join(plan.fork, step.path))
+        if os.path.islink(target) or not os.path.isfile(target) or read(target) != wanted:
+            raise InputError(
+                f"{target} already exists and differs from what {step.path} would become; "
+                "move it away or merge it by hand, then run again"
+            )
+
+
+def _spec_path_needs(plan: Plan) -> list[str]:
+    """Trunk ``__init__.py`` files that must call spec_path for the overrides to load.
+
+    The overrides are the Python files the plan puts into the mirror and those
+    already there (an earlier, interrupted run moved them).
+    """
+    rels = {s.path for s in plan.steps if s.action in ("move", "add", "minimize")}
+    if os.path.isdir(plan.into):
+        rels.update(rel for rel, _ in _walk(plan.into))
+    needed: list[str] = []
+    for rel in sorted(r for r in rels if r.endswith(".py")):
+        parts = rel.split("/")[:-1]
+        if rel.endswith("/__init__.py"):
+            parts = parts[:-1]
+        while parts and not os.path.isfile(os.path.join(plan.trunk, *parts, "__init__.py")):
+            parts = parts[:-1]  # an added package, or a namespace portion: its parent finds it
+        init = os.path.join(plan.trunk, *parts, "__init__.py")
+        if init in needed:
+            continue
+        source = Source(init)
+        if source.error is None and source.facts().spec_path is None:
+            needed.append(init)
+    return needed
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def insert_spec_path(path: str) -> bool:
+    """Insert the guarded spec_path idiom into package ``__init__`` *path*.
+
+    It goes right after the docstring and any ``from __future__`` import, before
+    every other statement, so submodules the package imports load from the
+    mirror.  Returns False when the file already calls spec_path.
+    """
+    source = Source(path)
+    if source.error is not None:
+        raise InputError(f"cannot add spec_path to {path}: {source.error.message}")
+    if source.facts().spec_path is not None:
+        return False
+    assert source.tree is not None
+    lines = source.text.splitlines(keepends=True)
+    at = 0
+    for i, node in enumerate(source.tree.body):
+        doc = i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if doc or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            at = node.end_lineno or node.lineno
+        else:
+            break
+    if at == 0:
+        while at < len(lines) and lines[at].lstrip().startswith("#"):
+            at += 1
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    block = IDIOM.replace("\n", newline)
+    if at and not lines[at - 1].endswith(("\n", "\r")):
+        lines[at - 1] += newline
+    before = newline if at and lines[at - 1].strip() else ""
+    after = newline if at < len(lines) and lines[at].strip() else ""
+    lines.insert(at, before + block + after)
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source.data).readline)
+    _write(path, "".join(lines).encode(encoding))
+    return True
+
+
+def _write(path: str, data: bytes) -> None:
+    """Replace *path* by *data* atomically (a reader sees the old or the new file)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = path + ".migrate-tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
+    os.replace(temporary, path)
+
+
+class _Git:
+    """git commands for the files of one work tree (nothing when there is none)."""
+
+    def __init__(self, folder: str) -> None:
+        try:
+            self.top: Optional[str] = _git(folder, "rev-parse", "--show-toplevel", what="git")
+        except InputError:
+            self.top = None
+        self.tracked: set[str] = set()
+        if self.top is not None:
+            listed = _git(
+                self.top,
+                "ls-files",
+                "-z",
+                "--",
+                os.path.relpath(folder, self.top),
+                what="git ls-files",
+            )
+            self.tracked = {os.path.join(self.top, p) for p in listed.split("\0") if p}
+
+    def clean(self, folder: str) -> str:
+        """Why *folder* is not committed and clean in git, or ``""``."""
+        if self.top is None:
+            return f"{folder} is not in a git work tree"
+        rel = os.path.relpath(folder, self.top)
+        changed = _git(
+            self.top, "diff", "--name-only", "--diff-filter=d", "HEAD", "--", rel, what="git diff"
+        )
+        untracked = _git(
+            self.top, "ls-files", "--others", "--exclude-standard", "--", rel, what="git ls-files"
+        )
+        files = (changed + "\n" + untracked).split()
+        return f"uncommitted changes in {', '.join(files[:3])}" if files else ""
+
+    def move(self, source: str, target: str) -> None:
+        if source in self.tracked and self.top is not None:
+            _git(self.top, "mv", "-f", source, target, what="git mv")
+        else:
+            os.replace(source, target)
+
+    def add(self, path: str) -> None:
+        if self.top is not None:
+            _git(self.top, "add", "--", path, what="git add")
+
+    def remove(self, path: str) -> None:
+        if path in self.tracked and self.top is not None:
+            _git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
+        os.unlink(path)
+
+
+def apply(plan: Plan, *, add_spec_path: bool = False) -> list[str]:
+    """Carry out *plan*; return one line per change.  Raises :class:`InputError`."""
+    git = _Git(plan.fork)
+    if plan.minimize:
+        why = git.clean(plan.fork)
+        if why:
+            raise InputError(
+                f"--apply with --minimize needs the copy committed and clean in git, so the "
+                f"full copy stays in history: {why}; commit it first"
+            )
+    done: list[str] = []
+    for k, step in enumerate(plan.steps, 1):
+        source = os.path.join(plan.fork, *step.path.split("/"))
+        target = plan.destination(step)
+        if step.path.endswith("__pycache__"):
+            shutil.rmtree(source)
+        elif target is None or os.path.lexists(target):
+            # Dropped, a link, or an earlier interrupted run already put it there.
+            git.remove(source)
+        elif step.text is not None:
+            _write(target, step.text)
+            git.add(target)
+            git.remove(source)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            git.move(source, target)
+        done.append(f"{step.action:<8} {step.path}" + (f" -> {target}" if target else ""))
+        if after_step is not None:
+            after_step(k)
+    for folder, _, _ in sorted(os.walk(plan.fork), reverse=True):
+        if not os.listdir(folder):
+            os.rmdir(folder)
+    if add_spec_path:
+        for init in plan.spec_path:
+            if insert_spec_path(init):
+                done.append(f"spec_path added to {init}")
+    return done

@@ -1,0 +1,242 @@
+"""The ``flagtree-spec migrate`` command: options, output, and the check that follows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Optional
+
+from .._check import check
+from .._config import parse_stack, read_declaration
+from .._discovery import discover
+from .._errors import SpecError
+from .._model import InputError, detect_repo, load
+from .migrate import BaseTree, Plan, apply, make_plan
+
+__all__ = ["add_commands"]
+
+_DESCRIPTION = """\
+Turn a legacy whole-tree copy of the root package (the fork) into a spec tree.
+Every entry of the copy gets one action against its counterpart (the base
+backend's override when the spec root's flagtree_spec.json names a base, else
+the trunk's file):
+
+  drop      byte- or AST-identical to its counterpart: removed
+  move      differs: moved into the mirror tree (--into)
+  minimize  differs: becomes inherit(globals()) plus what the backend changed
+  add       no counterpart: an added module or file, moved
+  link      a symlink (never followed; links hold no data): removed
+  keep      cannot be an override (the root __init__, compiled files): moved
+            under <backend>/migrate-leftovers/, with what to do about it
+
+Without --apply nothing changes. With it, files move (git mv inside a git work
+tree), a file that differs from its counterpart is never deleted, nothing under
+the fork can load afterwards, and check runs on the new tree. An interrupted run
+is completed by running again. --minimize with --apply needs the copy committed
+and clean in git, so the full copy stays in history.
+
+The folders come from --fork/--trunk/--into, or from a FlagTree-style
+checkout: --repo DIR -b B [--root R] means --fork DIR/third_party/B/python/R,
+--trunk DIR/python/R, --into DIR/third_party/B/backend/spec/R.
+
+Exit codes: 0 done (or plan printed), 1 check found errors in the new tree,
+2 usage or input error (nothing changed).
+"""
+
+
+def _folders(args: argparse.Namespace) -> tuple[str, str, str, Optional[str]]:
+    given = [args.fork, args.trunk, args.into]
+    if args.repo is None:
+        if None in given:
+            raise InputError("give --fork, --trunk and --into, or --repo DIR -b B")
+        if args.backend is not None or args.root is not None:
+            raise InputError("-b and --root go with --repo; with --fork/--trunk/--into drop them")
+        return args.fork, args.trunk, args.into, None
+    if any(g is not None for g in given):
+        raise InputError("give either --repo (with -b) or --fork/--trunk/--into, not both")
+    if args.backend is None:
+        raise InputError("--repo needs the backend whose copy to migrate: -b B")
+    try:
+        (backend,) = parse_stack(args.backend, "-b")
+    except (SpecError, ValueError):
+        raise InputError(f"-b {args.backend!r} is not one backend name") from None
+    repo = os.path.abspath(args.repo)
+    if args.root is not None:
+        trunk = os.path.join(repo, "python", args.root)
+    else:
+        found = detect_repo(repo)
+        if found is None:
+            raise InputError(f"--repo {repo} has no python/R/__init__.py; give --root R")
+        trunk = found
+    root = os.path.basename(trunk)
+    spec_root = os.path.join(repo, "third_party", backend, "backend", "spec")
+    into = os.path.join(spec_root, root)
+    try:
+        declaration = read_declaration(spec_root) if os.path.isdir(spec_root) else None
+    except SpecError as exc:
+        raise InputError(str(exc)) from None
+    if declaration is not None and declaration.mirror is not None:
+        into = os.path.join(spec_root, declaration.mirror)
+    return os.path.join(repo, "third_party", backend, "python", root), trunk, into, backend
+
+
+def _lower(trunk: str, into: str, backend: Optional[str]) -> list[str]:
+    """Mirror folders of the backends the spec root's declaration names as its base."""
+    spec_root = os.path.dirname(os.path.abspath(into))
+    try:
+        declaration = read_declaration(spec_root) if os.path.isdir(spec_root) else None
+        if declaration is None or not declaration.base:
+            return []
+        root = os.path.basename(os.path.abspath(trunk))
+        found = discover(root, os.path.abspath(trunk), declaration.base, list)
+    except SpecError as exc:
+        raise InputError(str(exc)) from None
+    return [
+        r.mirror
+        for r in found.spec_roots
+        if r.mirror
+        and r.kind != "legacy"
+        and r.real != os.path.realpath(spec_root)
+        and r.backend != backend
+    ]
+
+
+def _show(path: Optional[str]) -> str:
+    """*path* relative to the working directory when it lies below it."""
+    if path is None:
+        return "-"
+    here = os.getcwd()
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
+
+
+def _print_plan(plan: Plan, applied: bool) -> None:
+    print(f"migrate {_show(plan.fork)}")
+    print(f"   into {_show(plan.into)}  (counterparts: {_show(plan.trunk)})")
+    width = max((len(s.path) for s in plan.steps), default=0)
+    for step in plan.steps:
+        size = f"{step.lines_before} -> {step.lines_after} lines" if step.lines_before else ""
+        print(
+            f"{step.action:<8}  {step.path:<{width}}  {step.reason}"
+            + (f"  [{size}]" if size else "")
+        )
+        for note in step.notes:
+            print(f"{'':<8}  {'':<{width}}  note: {note}")
+        if step.action == "keep":
+            print(f"{'':<8}  {'':<{width}}  goes to {_show(plan.destination(step))}")
+    for warning in plan.warnings:
+        print(f"warning: {warning}")
+    if plan.missing:
+        print(f"not in the copy ({len(plan.missing)} trunk files, nothing to do):")
+        for rel in plan.missing:
+            print(f"  {rel}")
+    if plan.spec_path:
+        verb = "gets" if applied else "needs (--add-spec-path inserts it)"
+        print("spec_path(__path__) " + verb + " in:")
+        for init in plan.spec_path:
+            print(f"  {_show(init)}")
+    counts = ", ".join(f"{n} {a}" for a, n in plan.summary().items() if n)
+    before = sum(s.lines_before for s in plan.steps if s.path.endswith(".py"))
+    after = sum(s.lines_after for s in plan.steps if s.path.endswith(".py") and s.action != "keep")
+    print(f"summary: {counts or 'nothing to migrate'}; Python lines {before} -> {after}")
+
+
+def _check_tree(plan: Plan, backend: Optional[str]) -> int:
+    spec_root = os.path.dirname(plan.into)
+    if os.path.basename(plan.into) != os.path.basename(plan.trunk) and backend is None:
+        print(
+            f"check: skipped: {plan.into} is not named like the root package; run flagtree-spec"
+            " check with the backend"
+        )
+        return 0
+    model = load(
+        trunk=plan.trunk,
+        spec_roots=[] if backend else [spec_root],
+        backends=[backend] if backend else [],
+        repo=None,
+    )
+    findings = check(model)
+    for f in findings:
+        print(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
+    errors = sum(f.severity == "error" for f in findings)
+    print(
+        f"check: {errors} errors, {len(findings) - errors} other findings"
+        if findings
+        else "check: no findings"
+    )
+    return 1 if errors else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not args.minimize and (args.base is not None or args.base_rev is not None):
+        raise InputError("--base and --base-rev go with --minimize")
+    if args.base is not None and args.base_rev is not None:
+        raise InputError("give --base DIR or --base-rev REV, not both")
+    fork, trunk, into, backend = _folders(args)
+    base = None
+    if args.base is not None or args.base_rev is not None:
+        base = BaseTree(trunk, args.base, args.base_rev)
+    plan = make_plan(
+        fork,
+        trunk,
+        into,
+        lower=_lower(trunk, into, backend),
+        minimize_files=args.minimize,
+        base=base,
+    )
+    if args.format == "json":
+        data: dict[str, Any] = plan.as_dict()
+        if args.apply:
+            data["applied"] = apply(plan, add_spec_path=args.add_spec_path)
+        print(json.dumps(data, indent=2))
+        return 0
+    _print_plan(plan, args.apply and args.add_spec_path)
+    if not args.apply:
+        print("nothing changed; run again with --apply to migrate")
+        return 0
+    for line in apply(plan, add_spec_path=args.add_spec_path):
+        print(f"done: {line}")
+    return _check_tree(plan, backend)
+
+
+def _guarded(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except InputError as exc:
+        print(f"flagtree-spec migrate: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``migrate``."""
+    parser = commands.add_parser(
+        "migrate",
+        help="turn a legacy whole-tree copy into a minimal spec tree",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    where = parser.add_argument_group("folders")
+    where.add_argument("--fork", metavar="DIR", help="the copy of the root package")
+    where.add_argument("--trunk", metavar="DIR", help="the root package's folder")
+    where.add_argument("--into", metavar="DIR", help="the mirror tree to create (spec root/R)")
+    where.add_argument("--repo", metavar="DIR", help="a FlagTree-style checkout (with -b)")
+    where.add_argument("--root", metavar="R", help="the root package in --repo (default: detect)")
+    where.add_argument("-b", "--backend", metavar="B", help="the backend whose copy to migrate")
+    parser.add_argument("--apply", action="store_true", help="carry the plan out")
+    parser.add_argument(
+        "--add-spec-path",
+        action="store_true",
+        help="insert the guarded spec_path idiom into the trunk __init__.py files that need it",
+    )
+    parser.add_argument(
+        "--minimize",
+        action="store_true",
+        help="turn differing modules into inherit(globals()) plus the backend's definitions",
+    )
+    parser.add_argument("--base", metavar="DIR", help="the trunk the copy was made from")
+    parser.add_argument(
+        "--base-rev", metavar="REV", help="the git revision of the trunk the copy was made from"
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(handler=_guarded)

@@ -1,0 +1,484 @@
+"""Turn a differing copy of a module into an ``inherit(globals())`` override.
+
+The override runs the version below it (trunk's module) into its own
+namespace first, then re-binds only what the backend changed::
+
+    from flagtree_spec import inherit
+
+    inherit(globals())
+
+    def changed(x):          # the backend's version
+        ...
+
+Every top-level *definition* (a ``def``, ``class``, an assignment to plain
+names, each name bound by an import) of the copy is classified by comparing
+its syntax tree with trunk's and, when given, with the *base* (the trunk the
+copy was made from):
+
+* identical to trunk: inherited;
+* changed by the backend only, by both sides, added by the backend, or kept
+  by the backend after trunk deleted it: kept (changes by both sides are
+  reported for a manual merge);
+* changed by trunk only, or added by trunk: inherited, so trunk's later fix
+  flows in;
+* deleted by the backend (in the base and trunk, not in the copy): deleted
+  after ``inherit`` and reported.
+
+Without a base nothing can tell who changed what: every differing
+definition is kept and nothing is deleted.
+
+Top-level code runs when the module is imported, so a kept definition that
+other top-level code captured then (a subclass ``class B(A)``, a decorator,
+a default argument, a table ``{"mul": mul}``, ``x = f()``) makes that code
+kept too, transitively.  A copy whose differing module-level statements
+have effects (calls, registering decorators, ``__all__ +=``, ``if``/``try``
+blocks), or whose module-level statements capture a kept definition, is not
+minimized: it is moved whole, with the reason.
+
+Every result is checked before it is returned (:func:`prove`): replaying the
+bindings of trunk's module and then of the override, every name of the copy
+(except those trunk changed or added) must end bound to a statement whose
+syntax tree equals the copy's, every name the backend deleted must be gone,
+and no inherited statement may have captured a name the override re-binds.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Optional
+
+__all__ = ["Minimized", "minimize", "prove"]
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_HEADER = "from flagtree_spec import inherit\n\ninherit(globals())\n"
+
+
+class Minimized(NamedTuple):
+    """The outcome for one file: *text* is ``None`` when it must stay whole."""
+
+    text: Optional[str]
+    reason: str
+    notes: tuple[str, ...]  # reported to the user: manual merges, deletions, guesses
+    kept: tuple[str, ...]  # names the override binds again
+
+
+class _Stmt:
+    """One top-level statement: what it binds, and which names it reads when it runs."""
+
+    __slots__ = ("effect", "first", "kind", "last", "names", "node", "now", "sigs", "uses")
+
+    def __init__(self, node: ast.stmt, kind: str, future_annotations: bool) -> None:
+        self.node = node
+        self.kind = kind  # "doc", "future", "import", "def" or "effect"
+        self.first = min([node.lineno, *(d.lineno for d in _decorators(node))])
+        self.last = node.end_lineno or node.lineno
+        self.sigs: dict[str, str] = {}
+        self.effect = ""  # why a differing "def" has effects when it runs
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    self.kind = "effect"
+                    continue
+                if isinstance(node, ast.Import):
+                    bound = alias.asname or alias.name.partition(".")[0]
+                    single: ast.stmt = ast.Import(names=[alias])
+                else:
+                    bound = alias.asname or alias.name
+                    single = ast.ImportFrom(module=node.module, names=[alias], level=node.level)
+                self.sigs[bound] = ast.dump(single)
+        elif kind in ("def", "effect"):
+            whole = ast.dump(node)
+            self.sigs = dict.fromkeys(_bound(node), whole)
+        self.names = tuple(self.sigs)
+        self.uses = _loads(node)
+        self.now = _import_time(node, future_annotations)
+        if self.kind == "def" and not isinstance(node, _DEFS):
+            value = getattr(node, "value", None)
+            if value is not None and any(isinstance(n, ast.Call) for n in ast.walk(value)):
+                self.effect = "its value is computed by a call"
+        for decorator in _decorators(node):
+            if "register" in ast.unparse(decorator).lower():
+                self.effect = f"decorator @{ast.unparse(decorator)} registers it"
+
+
+def _decorators(node: ast.stmt) -> list[ast.expr]:
+    return list(node.decorator_list) if isinstance(node, _DEFS) else []
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    """Names a module-level statement binds in the module's namespace."""
+    found: list[str] = []
+
+    def target(t: ast.expr) -> None:
+        if isinstance(t, ast.Name):
+            found.append(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for elt in t.elts:
+                target(elt)
+        elif isinstance(t, ast.Starred):
+            target(t.value)
+
+    def visit(body: Iterable[ast.stmt]) -> None:
+        for s in body:
+            if isinstance(s, _DEFS):
+                found.append(s.name)
+            elif isinstance(s, ast.Assign):
+                for t in s.targets:
+                    target(t)
+            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+                if not (isinstance(s, ast.AnnAssign) and s.value is None):
+                    target(s.target)
+            elif isinstance(s, (ast.Import, ast.ImportFrom)):
+                for alias in s.names:
+                    if alias.name != "*":
+                        found.append(alias.asname or alias.name.partition(".")[0])
+            elif isinstance(s, (ast.For, ast.AsyncFor)):
+                target(s.target)
+            elif isinstance(s, (ast.With, ast.AsyncWith)):
+                for item in s.items:
+                    if item.optional_vars is not None:
+                        target(item.optional_vars)
+            elif isinstance(s, ast.Delete):
+                for t in s.targets:
+                    target(t)
+            elif isinstance(s, ast.Global):
+                found.extend(s.names)
+            for field in ("body", "orelse", "finalbody"):
+                if not isinstance(s, _DEFS):
+                    visit(getattr(s, field, ()))
+            for handler in getattr(s, "handlers", ()):
+                if handler.name:
+                    found.append(handler.name)
+                visit(handler.body)
+            for case in getattr(s, "cases", ()):
+                visit(case.body)
+        for n in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+            if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
+                found.append(n.target.id)
+
+    visit([node])
+    return list(dict.fromkeys(found))
+
+
+def _loads(node: ast.AST) -> frozenset[str]:
+    return frozenset(
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+
+
+def _import_time(node: ast.stmt, future_annotations: bool) -> frozenset[str]:
+    """The names a statement reads while the module runs (an over-approximation).
+
+    Function bodies run later; their decorators, defaults and (without
+    ``from __future__ import annotations``) annotations run now.  A class
+    body runs now, except the bodies of its methods.
+    """
+    if isinstance(node, _FUNCS):
+        parts: list[ast.AST] = [*node.decorator_list, *node.args.defaults]
+        parts.extend(d for d in node.args.kw_defaults if d is not None)
+        if not future_annotations:
+            args = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            args.extend(a for a in (node.args.vararg, node.args.kwarg) if a is not None)
+            parts.extend(a.annotation for a in args if a.annotation is not None)
+            if node.returns is not None:
+                parts.append(node.returns)
+        found: set[str] = set()
+        for part in parts:
+            found.update(_loads(part))
+        return frozenset(found)
+    if isinstance(node, ast.ClassDef):
+        found = set()
+        for part in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+            found.update(_loads(part))
+        for s in node.body:
+            found.update(_import_time(s, future_annotations))
+        return frozenset(found)
+    return _loads(node)
+
+
+class _File:
+    """The top-level statements of one parsed file."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        future = any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in tree.body
+        )
+        self.stmts: list[_Stmt] = []
+        for i, node in enumerate(tree.body):
+            if (
+                i == 0
+                and isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                kind = "doc"
+            elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                kind = "future"
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                kind = "import"
+            elif isinstance(node, _DEFS) or (
+                isinstance(node, (ast.Assign, ast.AnnAssign))
+                and node.value is not None
+                and all(isinstance(t, ast.Name) for t in _targets(node))
+            ):
+                kind = "def"
+            else:
+                kind = "effect"
+            self.stmts.append(_Stmt(node, kind, future))
+        self.last: dict[str, str] = {}  # name -> signature of its last binding
+        self.binders: dict[str, list[_Stmt]] = {}
+        for s in self.stmts:
+            for name, sig in s.sigs.items():
+                self.last[name] = sig
+                self.binders.setdefault(name, []).append(s)
+
+    def effects(self) -> list[_Stmt]:
+        return [s for s in self.stmts if s.kind == "effect"]
+
+
+def _targets(node: ast.stmt) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, ast.AnnAssign):
+        return [node.target]
+    return []
+
+
+def _line(text_lines: Sequence[str], s: _Stmt) -> str:
+    first = text_lines[s.first - 1].strip() if s.first <= len(text_lines) else ""
+    return f"line {s.first}: {first[:60]}"
+
+
+def _whole(reason: str, notes: Sequence[str] = ()) -> Minimized:
+    return Minimized(None, reason, tuple(notes), ())
+
+
+def minimize(
+    copy_text: str, trunk_text: str, base_text: Optional[str], *, has_base: bool
+) -> Minimized:
+    """Minimize *copy_text* against *trunk_text* (both decoded sources).
+
+    *has_base* says whether a base was given at all; *base_text* is the
+    base's version of the file (``None`` when the base has no such file, in
+    which case the backend and trunk each added it and every differing
+    definition counts as changed by both).
+    """
+    try:
+        copy = _File(ast.parse(copy_text))
+        trunk = _File(ast.parse(trunk_text))
+        base = _File(ast.parse(base_text)) if base_text is not None else None
+    except (SyntaxError, ValueError) as exc:
+        return _whole(f"kept whole: a version does not parse ({exc})")
+    lines = copy_text.splitlines()
+    notes: list[str] = []
+    if not has_base:
+        notes.append("no base given: every differing definition is kept, nothing is deleted")
+    elif base is None:
+        notes.append("the base has no such file: differing definitions count as changed by both")
+    reference = base if base is not None else trunk
+    mine = [ast.dump(s.node) for s in copy.effects()]
+    theirs = [ast.dump(s.node) for s in reference.effects()]
+    if mine != theirs:
+        differ = [s for s, d in zip(copy.effects(), mine) if d not in theirs]
+        where = _line(lines, differ[0]) if differ else "a module-level statement is missing"
+        who = "the backend changed" if base is not None else "they differ from trunk's"
+        return _whole(
+            f"kept whole: module-level statements with effects differ ({who}; {where})", notes
+        )
+    # Classify every name bound by a definition or import of the copy.
+    kept: set[str] = set()
+    trunk_side: set[str] = set()  # changed or added by trunk: inherited
+    for name, sig in copy.last.items():
+        t = trunk.last.get(name)
+        b = base.last.get(name) if base is not None else None
+        if sig == t:
+            continue
+        if t is None:
+            kept.add(name)
+            if b is not None:
+                notes.append(f"{name}: trunk deleted it, the override keeps the backend's")
+        elif base is None or b is None:
+            kept.add(name)
+            if base is not None:
+                notes.append(f"{name}: added by both sides, differently: merge by hand")
+        elif b == sig:
+            trunk_side.add(name)
+        elif b == t:
+            kept.add(name)
+        else:
+            kept.add(name)
+            notes.append(f"{name}: changed by both the backend and trunk: merge by hand")
+    deleted: list[str] = []
+    if base is not None:
+        for name in trunk.last:
+            if name not in copy.last and name in base.last:
+                deleted.append(name)
+                notes.append(f"{name}: deleted by the backend: the override deletes it")
+            elif name not in copy.last:
+                trunk_side.add(name)
+    chosen = {id(s) for name in kept for s in copy.binders[name]}
+    # Import-time captures of kept definitions are kept too, transitively.
+    rebound = set(kept)
+    changed = True
+    while changed:
+        changed = False
+        for s in copy.stmts:
+            if id(s) in chosen or s.kind in ("doc", "future") or not (s.now & rebound):
+                continue
+            captured = ", ".join(sorted(s.now & rebound))
+            if s.kind == "effect":
+                return _whole(
+                    f"kept whole: a module-level statement ({_line(lines, s)}) uses {captured} "
+                    "when the module runs, and would run twice",
+                    notes,
+                )
+            chosen.add(id(s))
+            rebound.update(s.names)
+            changed = True
+            for name in s.names:
+                if name in trunk_side:
+                    notes.append(
+                        f"{name}: trunk changed it, but it captures {captured}: the override "
+                        "keeps the backend's version; merge by hand"
+                    )
+                    trunk_side.discard(name)
+    for s in copy.stmts:
+        if id(s) not in chosen:
+            continue
+        if s.kind == "effect":
+            return _whole(f"kept whole: {_line(lines, s)} binds a kept name with effects", notes)
+        if s.effect and s.kind == "def":
+            return _whole(f"kept whole: {_line(lines, s)} differs and {s.effect}", notes)
+        if s.kind == "import":
+            continue
+        at = copy.stmts.index(s)
+        neighbours = copy.stmts[max(at - 1, 0) : at] + copy.stmts[at + 1 : at + 2]
+        if any(s.first <= o.last and o.first <= s.last for o in neighbours):
+            return _whole(f"kept whole: {_line(lines, s)} shares a line with another", notes)
+    if not chosen and not deleted:
+        return _whole("kept whole: no definition differs (only layout or comments)", notes)
+    text = _render(copy_text, lines, copy, chosen, rebound, trunk_side, deleted)
+    failure = prove(copy_text, trunk_text, text, trunk_side, deleted)
+    if failure:
+        return _whole(f"kept whole: the minimized version could not be proven ({failure})", notes)
+    reason = f"inherit(globals()) plus {len(kept)} changed name(s): {', '.join(sorted(kept))}"
+    return Minimized(text, reason, tuple(notes), tuple(sorted(kept)))
+
+
+def _render(
+    text: str,
+    lines: Sequence[str],
+    copy: _File,
+    chosen: set[int],
+    rebound: set[str],
+    trunk_side: set[str],
+    deleted: Sequence[str],
+) -> str:
+    head: list[str] = []
+    raw = text.encode("utf-8", "surrogateescape").splitlines()
+    for i, line in enumerate(raw[:2]):
+        if _COOKIE.match(line):
+            head.extend(lines[: i + 1])
+    top: list[str] = ["\n".join(head)] if head else []
+    for s in copy.stmts:
+        if s.kind in ("doc", "future"):
+            top.append("\n".join(lines[s.first - 1 : s.last]))
+    top.append(_HEADER.rstrip("\n") + (f"\ndel {', '.join(deleted)}" if deleted else ""))
+    used: set[str] = set()
+    for s in copy.stmts:
+        if id(s) in chosen:
+            used |= s.uses
+    body: list[tuple[bool, str]] = []  # (is an import, text)
+    for s in copy.stmts:
+        if id(s) in chosen and s.kind != "import":
+            start = s.first
+            while start > 1 and lines[start - 2].lstrip().startswith("#"):
+                start -= 1
+            body.append((False, "\n".join(lines[start - 1 : s.last])))
+        elif s.kind == "import":
+            assert isinstance(s.node, (ast.Import, ast.ImportFrom))
+            wanted = [
+                a
+                for a in s.node.names
+                if (a.asname or a.name.partition(".")[0]) in (used - trunk_side)
+                or (id(s) in chosen and (a.asname or a.name.partition(".")[0]) in rebound)
+            ]
+            if len(wanted) == len(s.node.names):
+                body.append((True, "\n".join(lines[s.first - 1 : s.last])))
+            elif wanted:
+                node: ast.stmt = (
+                    ast.Import(names=wanted)
+                    if isinstance(s.node, ast.Import)
+                    else ast.ImportFrom(module=s.node.module, names=wanted, level=s.node.level)
+                )
+                body.append((True, ast.unparse(node)))
+    out = "\n\n".join(c.rstrip("\n") for c in top)
+    previous_import = False
+    for is_import, chunk in body:
+        out += ("\n" if is_import and previous_import else "\n\n\n") + chunk.rstrip("\n")
+        previous_import = is_import
+    return out + "\n"
+
+
+def prove(
+    copy_text: str,
+    trunk_text: str,
+    override_text: str,
+    trunk_side: Iterable[str],
+    deleted: Iterable[str],
+) -> str:
+    """Check an override statically; return what fails, or ``""``.
+
+    Replays the bindings of trunk's module, the deletions, then the
+    override's statements after its ``inherit`` call: every name the copy
+    binds, except *trunk_side* (changed or added by trunk), must end bound
+    to a statement whose syntax tree equals the copy's last binding of it;
+    every name in *deleted* must be unbound; and no statement of the copy
+    that the override leaves to trunk may read, when the module runs, a
+    name the override binds again.
+    """
+    copy = _File(ast.parse(copy_text))
+    trunk = _File(ast.parse(trunk_text))
+    override = _File(ast.parse(override_text))
+    state = dict(trunk.last)
+    for name in deleted:
+        state.pop(name, None)
+    seen_inherit = False
+    mine: set[str] = set()
+    again: set[str] = set()
+    for s in override.stmts:
+        node = s.node
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value) == "inherit(globals())"
+        ):
+            seen_inherit = True
+            continue
+        if not seen_inherit or isinstance(node, ast.Delete):
+            continue
+        state.update(s.sigs)
+        mine.add(ast.dump(node))
+        again.update(
+            n for n, sig in s.sigs.items() if s.kind != "import" or trunk.last.get(n) != sig
+        )
+    if not seen_inherit:
+        return "no inherit(globals()) call"
+    skip = set(trunk_side)
+    for name, sig in copy.last.items():
+        if name not in skip and state.get(name) != sig:
+            return f"{name} would not be bound to the copy's definition"
+    for name in deleted:
+        if name in state:
+            return f"{name} would stay bound"
+    for s in copy.stmts:
+        if s.kind in ("def", "effect") and ast.dump(s.node) not in mine and s.now & again:
+            return f"line {s.first} would capture trunk's {', '.join(sorted(s.now & again))}"
+    return ""
