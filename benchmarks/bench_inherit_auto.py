@@ -1,4 +1,4 @@
-"""Benchmark: inherit() and auto mode against their plain counterparts (issue 3).
+"""Benchmark: inherit() and auto mode against their plain counterparts.
 
     python benchmarks/bench_inherit_auto.py [--runs N]
 

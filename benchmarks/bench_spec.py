@@ -5,7 +5,7 @@
 Each measurement runs in a fresh interpreter on the fixture tree
 ``fixtures/source_repo`` with the library from this checkout; every ratio compares
 two timings taken side by side in the same process.  Medians of several
-``timeit`` repeats are reported.  Targets (issue "core runtime"): a ``spec()``
+``timeit`` repeats are reported.  Targets: a ``spec()``
 hit at most 3.0x a direct call of the hook; a miss, or any call with no
 backend, at most 2.5x an empty function call; discovery at start-up at most
 5 ms more than the same import with no backend.

@@ -1,4 +1,4 @@
-"""Auto mode: specialise every package of a root as it is imported (DESIGN §6).
+"""Auto mode: specialise every package of a root as it is imported.
 
 :func:`install` puts :class:`AutoFinder` at the front of ``sys.meta_path``.
 For a package under an installed root it asks the finders after it for the

@@ -1,4 +1,4 @@
-"""The ``flagtree-spec`` command line (DESIGN §8).
+"""The ``flagtree-spec`` command line.
 
 Each command lives in the module of its concept and registers itself here
 through an ``add_commands(subparsers)`` function.

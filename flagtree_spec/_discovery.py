@@ -1,4 +1,4 @@
-"""Spec-root discovery (DESIGN §3.1 and §3.2).
+"""Spec-root discovery: where each backend's spec roots are and what they hold.
 
 Given a root package, its folder and a backend stack, find the spec roots in
 priority order, read their declarations, expand declared ``base`` backends
@@ -158,7 +158,7 @@ class _Finder:
         return _repo_of(self.rdir_real, self.root)
 
     def backend_folders(self, backend: str) -> list[tuple[str, str]]:
-        """``(kind, folder)`` of every source of *backend* that exists, in §3.1 order."""
+        """``(kind, folder)`` of every source of *backend* that exists, highest priority first."""
         candidates = [
             ("installed", os.path.join(self.rdir, "backends", backend, "spec")),
             ("installed-alt", os.path.join(self.rdir, "spec", backend)),

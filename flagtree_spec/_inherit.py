@@ -1,4 +1,4 @@
-"""``inherit``: run the next lower version of a module inside an override (DESIGN §6).
+"""``inherit``: run the next lower version of a module inside an override (module inheritance).
 
 The versions of module ``pkg.mod`` are what the path finder finds in each
 folder of ``pkg.__path__``, in order: the highest backend's override first,

@@ -1,4 +1,4 @@
-"""The ``run`` and ``autostart`` commands (DESIGN §6 and §8).
+"""The ``run`` and ``autostart`` commands.
 
 ``flagtree-spec run [-b B] [--root R]... (-m MOD | SCRIPT) [ARGS...]`` runs a
 program with auto mode for the root packages named by ``--root`` (or by

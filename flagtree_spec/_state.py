@@ -1,4 +1,4 @@
-"""Which backend is active for each root package (DESIGN §4), and what that means.
+"""Which backend is active for each root package, and what that means.
 
 A root package's state (backend stack, where it came from, spec roots, hook
 table) is resolved once, when the library first needs it, and replaced only

@@ -1,4 +1,4 @@
-"""Trunk locations and the spec fingerprint (DESIGN §6).
+"""Trunk locations and the spec fingerprint.
 
 :func:`trunk_path` answers "where is the trunk's copy of this package",
 whatever backends are active, so an override reaches the trunk's data files.

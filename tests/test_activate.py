@@ -1,4 +1,4 @@
-"""DESIGN §7: activate() and active()."""
+"""activate() and active(): the state set and read in code."""
 
 from __future__ import annotations
 

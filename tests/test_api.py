@@ -1,4 +1,4 @@
-"""DESIGN §7 and STYLE: the public surface."""
+"""The public surface: names, exceptions, docstrings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN §6 and §12: auto mode, install(root) and uninstall(root).
+"""Auto mode, install(root) and uninstall(root).
 
 The package ``unmodpkg`` (fixtures/unmodified) never calls ``spec_path``;
 backend ``zeta`` lives in a source-layout tree found via FLAGTREE_SOURCE_ROOT.

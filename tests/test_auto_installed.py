@@ -1,4 +1,4 @@
-"""DESIGN §6: auto mode on an unmodified package installed into a virtual environment.
+"""Auto mode on an unmodified package installed into a virtual environment.
 
 Slow (a virtual environment, pip builds): one environment per session, with
 this library installed; each test installs the fixture package

@@ -1,4 +1,4 @@
-"""DESIGN §7: bind_symbols(source, target, names=None, *, overwrite=False, export=True)."""
+"""bind_symbols(source, target, names=None, *, overwrite=False, export=True)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concurrency (issue 5): first imports, first hook calls and activate() under threads.
+"""Concurrency: first imports, first hook calls and activate() under threads.
 
 Fixture: fixtures/threads_repo.  Package ``thrpkg`` is specialised by backend
 ``one`` (source layout, hook module under a private name, overrides

@@ -1,4 +1,4 @@
-"""DESIGN §9: FLAGTREE_SPEC_DEBUG logs one line per decision."""
+"""FLAGTREE_SPEC_DEBUG logs one line per decision."""
 
 from __future__ import annotations
 

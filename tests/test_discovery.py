@@ -1,4 +1,4 @@
-"""DESIGN §3.1–§3.2: spec-root sources, their order, declarations and de-duplication."""
+"""Spec-root sources, their order, declarations and de-duplication."""
 
 from __future__ import annotations
 

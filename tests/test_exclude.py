@@ -1,4 +1,4 @@
-"""DESIGN §5: spec_path(exclude=...), declaration excludes and FLAGTREE_SPEC_DISABLE.
+"""spec_path(exclude=...), declaration excludes and FLAGTREE_SPEC_DISABLE.
 
 Excluded modules, and whole sub-packages with everything below them, always
 load from trunk, even when the mirror tree has a file or folder of that name.

@@ -1,4 +1,4 @@
-"""DESIGN §3.3 and §7: hook modules, spec(), spec_func(), for_root()."""
+"""Hook modules, spec(), spec_func(), for_root()."""
 
 from __future__ import annotations
 

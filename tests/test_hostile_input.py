@@ -1,4 +1,4 @@
-"""Hostile and broken input (issue 5): every case has one exact, documented outcome.
+"""Hostile and broken input: every case has one exact, documented outcome.
 
 Names already covered by tests/test_selection.py at the parser level are
 driven end to end here (through ``FLAGTREE_BACKEND`` in a fresh interpreter

@@ -1,4 +1,4 @@
-"""DESIGN §6 and §12: inherit(globals()) in an override."""
+"""inherit(globals()) in an override."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_inherit_records_lower_file_in_dunder_inherits():
 
 
 def test_inherit_trunk_function_reading_file_when_called_sees_override_path():
-    # A documented limit (DESIGN §6): module globals are the override's.
+    # A documented limit (docs/inherit.md): module globals are the override's.
     assert run(CORE, "low")["file_when_called"] == str(LOW / "core.py")
 
 

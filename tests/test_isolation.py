@@ -1,9 +1,9 @@
-"""Exact isolation (issue 5): ``with activate()`` and ``install``/``uninstall`` undo themselves.
+"""Exact isolation: ``with activate()`` and ``install``/``uninstall`` undo themselves.
 
 What is compared, by identity and by equality: ``sys.meta_path``,
 ``sys.path_hooks``, ``sys.path_importer_cache``, the library's own state
 (``_activate._snapshot()``) and the ``__path__`` of every package touched.
-Modules imported in between stay in ``sys.modules`` (DESIGN §6).  Each
+Modules imported in between stay in ``sys.modules``.  Each
 scenario runs in a fresh interpreter.
 """
 

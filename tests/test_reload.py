@@ -1,4 +1,4 @@
-"""Reload and re-import (issue 5): the second time gives what the first time gave.
+"""Reload and re-import: the second time gives what the first time gave.
 
 ``importlib.reload`` of a specialised package and of an override, and
 deleting a package with its submodules from ``sys.modules`` before importing

@@ -1,4 +1,4 @@
-"""DESIGN §6 and §8: ``flagtree-spec run`` and ``flagtree-spec autostart``.
+"""``flagtree-spec run`` and ``flagtree-spec autostart``.
 
 Every scenario runs the command line in a fresh interpreter,
 ``python -m flagtree_spec ...``, with the unmodified fixture package on

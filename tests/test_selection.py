@@ -1,4 +1,4 @@
-"""DESIGN §4: which backend is active — names, stacks, markers, mismatch."""
+"""Which backend is active — names, stacks, markers, mismatch."""
 
 from __future__ import annotations
 

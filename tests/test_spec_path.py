@@ -1,4 +1,4 @@
-"""DESIGN §5: spec_path(path, *, name=None, exclude=())."""
+"""spec_path(path, *, name=None, exclude=())."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 3, item 5: a real backend (examples/triton_backend) for the real, unmodified Triton.
+"""A real backend (examples/triton_backend) for the real, unmodified Triton.
 
 Each scenario runs ``examples/triton_demo.py`` (two real ``@triton.jit``
 kernels on the CPU, ``TRITON_INTERPRET=1``) in a fresh interpreter and reads

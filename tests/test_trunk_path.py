@@ -1,4 +1,4 @@
-"""DESIGN §6: trunk_path(package, *parts)."""
+"""trunk_path(package, *parts) and fingerprint(root)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_trunk_path_of_package_only_in_a_mirror_is_spec_error():
 
 
 # --------------------------------------------------------------------------- fingerprint
-# DESIGN §6: a stable digest of the active stack and of every file in its mirror
+# fingerprint(): a stable digest of the active stack and of every file in its mirror
 # trees and hook modules; computed once, invalidated by activate().
 
 

@@ -1,4 +1,4 @@
-"""The static model's rules (DESIGN §8), each on a small tree built for it.
+"""The static model's rules (the path finder's, copied), each on a small tree built for it.
 
 Trees are FlagTree-style repositories written to ``tmp_path``: the trunk is
 ``python/pkg`` and the backend ``vendor`` has its mirror tree in
