@@ -6,7 +6,8 @@ Generates a FlagTree-style tree (trunk packages of 20 modules that import from
 each other, plus overrides for 15% of the modules in a backend's mirror tree),
 then times, in this process and side by side, (a) reading and ``ast.parse``-ing
 every file of trunk and mirror once and (b) building the static model and
-running every check on it.  Medians of several runs.  Target: at 2,000 trunk modules and 300 overrides, (b) at most 2.0x (a).
+running every check on it.  Medians of several runs.  Target: at 2,000 trunk
+modules and 300 overrides, (b) at most 2.0x (a).
 """
 
 from __future__ import annotations
