@@ -324,6 +324,7 @@ def minimize(
             elif name not in copy.last:
                 trunk_side.add(name)
     chosen = {id(s) for name in kept for s in copy.binders[name]}
+    differing = set(chosen)
     # Import-time captures of kept definitions are kept too, transitively.
     rebound = set(kept)
     changed = True
@@ -354,7 +355,7 @@ def minimize(
             continue
         if s.kind == "effect":
             return _whole(f"kept whole: {_line(lines, s)} binds a kept name with effects", notes)
-        if s.effect and s.kind == "def":
+        if s.effect and id(s) in differing:
             return _whole(f"kept whole: {_line(lines, s)} differs and {s.effect}", notes)
         if s.kind == "import":
             continue
@@ -386,10 +387,10 @@ def _render(
     for i, line in enumerate(raw[:2]):
         if _COOKIE.match(line):
             head.extend(lines[: i + 1])
-    top: list[str] = ["\n".join(head)] if head else []
     for s in copy.stmts:
         if s.kind in ("doc", "future"):
-            top.append("\n".join(lines[s.first - 1 : s.last]))
+            head.append("\n".join(lines[s.first - 1 : s.last]))
+    top: list[str] = ["\n".join(head)] if head else []
     top.append(_HEADER.rstrip("\n") + (f"\ndel {', '.join(deleted)}" if deleted else ""))
     used: set[str] = set()
     for s in copy.stmts:
@@ -436,8 +437,8 @@ def prove(
 ) -> str:
     """Check an override statically; return what fails, or ``""``.
 
-    Replays the bindings of trunk's module, the deletions, then the
-    override's statements after its ``inherit`` call: every name the copy
+    Replays the bindings of trunk's module, then the override's statements
+    after its ``inherit`` call: every name the copy
     binds, except *trunk_side* (changed or added by trunk), must end bound
     to a statement whose syntax tree equals the copy's last binding of it;
     every name in *deleted* must be unbound; and no statement of the copy
@@ -448,8 +449,6 @@ def prove(
     trunk = _File(ast.parse(trunk_text))
     override = _File(ast.parse(override_text))
     state = dict(trunk.last)
-    for name in deleted:
-        state.pop(name, None)
     seen_inherit = False
     mine: set[str] = set()
     again: set[str] = set()
@@ -462,7 +461,11 @@ def prove(
         ):
             seen_inherit = True
             continue
-        if not seen_inherit or isinstance(node, ast.Delete):
+        if not seen_inherit:
+            continue
+        if isinstance(node, ast.Delete):
+            for target in node.targets:
+                state.pop(ast.unparse(target), None)
             continue
         state.update(s.sigs)
         mine.add(ast.dump(node))
