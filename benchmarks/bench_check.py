@@ -21,8 +21,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._check import check
-from flagtree_spec._model import load
+from flagtree_spec._static.check import check
+from flagtree_spec._static.model import load
 
 PER_PACKAGE = 20
 REPEATS = 5

@@ -1,7 +1,9 @@
-"""The ``flagtree-spec`` command line.
+"""The ``flagtree-spec`` command line: a thin dispatcher over the runtime and the tools.
 
 Each command lives in the module of its concept and registers itself here
-through an ``add_commands(subparsers)`` function.
+through an ``add_commands(subparsers)`` function: ``run`` and ``autostart``
+in the runtime (``_run``), the offline commands in ``_static.cli``,
+``_static.lock_cli`` and ``_static.migrate_cli``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
-from . import __version__, _inspect_cli, _run
+from . import __version__, _run
+from ._static import cli as _static_cli
 from ._static import lock_cli, migrate_cli
 
 __all__ = ["main"]
@@ -25,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
-    _inspect_cli.add_commands(commands)
+    _static_cli.add_commands(commands)
     lock_cli.add_commands(commands)
     migrate_cli.add_commands(commands)
     return parser

@@ -1,6 +1,6 @@
 """The static commands of ``flagtree-spec``: ``status``, ``which``, ``list``, ``check``, ``diff``.
 
-They build a :class:`~flagtree_spec._model.Model` from the trunk and spec
+They build a :class:`~flagtree_spec._static.model.Model` from the trunk and spec
 roots named by the options (or detected), and never import or execute
 anything of the trunk or a backend.  Exit codes: 0 clean, 1 findings at
 error severity (``check``), 2 usage or input error.
@@ -17,9 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from ._check import CODES, Finding, check, select
-from ._config import is_module_name
-from ._model import InputError, Model, Problem, load
+from .._config import is_module_name
+from .check import CODES, Finding, check, excluded_by, select
+from .model import InputError, Model, load
+from .source import Problem
 
 __all__ = ["add_commands"]
 
@@ -190,9 +191,6 @@ def _which(args: argparse.Namespace) -> int:
 
 
 def _states(model: Model) -> list[dict[str, Any]]:
-    from ._check import _Checker
-
-    checker = _Checker(model)
     rows = []
     for spec_root, entry in model.mirror_files():
         module = model.resolve(entry.name)
@@ -200,7 +198,7 @@ def _states(model: Model) -> list[dict[str, Any]]:
             entry.path
         )
         lower = model.lower_version(entry.name) if live else None
-        if checker.excluded_by(spec_root, entry.name):
+        if excluded_by(model, spec_root, entry.name):
             state = "excluded"
         elif live:
             state = "override" if lower is not None or model.trunk_only(entry.name) else "added"

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, Optional
 
 from .._discovery import SpecRoot
-from .._model import InputError, Model
 from . import git
 from .digest import Analysis, analyse
+from .model import InputError, Model
 
 __all__ = [
     "LOCK_NAME",

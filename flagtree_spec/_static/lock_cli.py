@@ -14,9 +14,9 @@ import shutil
 import sys
 from typing import Any
 
-from .._inspect_cli import _DETECTION, _common, _guard, _model
-from .._model import InputError
 from . import lock, rebase
+from .cli import _DETECTION, _common, _guard, _model
+from .model import InputError
 
 __all__ = ["add_commands"]
 

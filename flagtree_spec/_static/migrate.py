@@ -34,8 +34,9 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import Any, Callable, NamedTuple, Optional
 
-from .._model import InputError, Source
 from .minimize import minimize
+from .model import InputError
+from .source import Source
 
 __all__ = ["ACTIONS", "Plan", "Step", "apply", "insert_spec_path", "make_plan"]
 

@@ -8,12 +8,12 @@ import os
 import sys
 from typing import Any, Optional
 
-from .._check import check
 from .._config import parse_stack, read_declaration
 from .._discovery import discover
 from .._errors import SpecError
-from .._model import InputError, detect_repo, load
+from .check import check
 from .migrate import BaseTree, Plan, apply, make_plan
+from .model import InputError, detect_repo, load
 
 __all__ = ["add_commands"]
 

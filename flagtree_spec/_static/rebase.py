@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, Optional
 
 from .._discovery import SpecRoot
-from .._model import InputError, Model
 from . import git
 from .digest import Analysis, analyse, digest_text
 from .lock import Lock, Override, dumps, entry_for, lock_path, overrides, read, write_atomic
+from .model import InputError, Model
 
 __all__ = ["Outcome", "apply", "plan"]
 

@@ -1,0 +1,148 @@
+"""The path finder's view of one folder: what ``FileFinder`` would find there.
+
+Within one folder a package folder (with an ``__init__``) beats an extension
+module beats ``.py`` beats ``.pyc``; a folder without ``__init__`` is only a
+namespace portion.  A :class:`Folder` lists its directory once, as the path
+finder caches it, and answers without loading anything.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+from typing import NamedTuple, Optional, Union
+
+from .source import Problem
+
+__all__ = ["COMPILED_SUFFIXES", "EXTENSION_SUFFIXES", "SUFFIXES", "Entry", "Folder", "Found"]
+
+EXTENSION_SUFFIXES: tuple[str, ...] = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+# The path finder's loader order inside one folder: extension, source, bytecode.
+SUFFIXES: tuple[str, ...] = (*EXTENSION_SUFFIXES, ".py", ".pyc")
+# Any compiled file, whatever interpreter it was built for.
+COMPILED_SUFFIXES: tuple[str, ...] = (".so", ".pyd", ".pyc")
+
+
+class Found(NamedTuple):
+    """What the path finder finds for one name in one folder."""
+
+    kind: str  # "package", "module" or "namespace"
+    file: Optional[str]  # None for a namespace portion
+    folder: str  # the package folder, or the folder holding the module file
+
+
+class Entry(NamedTuple):
+    """A module file (``file``), package ``__init__`` (``init``), folder, or a
+    compiled file that this interpreter does not load (``compiled``) in a tree."""
+
+    name: str
+    path: str
+    kind: str
+
+
+class Folder:
+    """One directory listing, read once (the path finder caches them too)."""
+
+    __slots__ = ("names", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.names = frozenset(os.listdir(path))
+        except OSError:
+            self.names = frozenset()
+
+    def find(self, name: str) -> Optional[Found]:
+        """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
+        namespace = False
+        if name in self.names:
+            base = os.path.join(self.path, name)
+            if os.path.isdir(base):
+                for suffix in SUFFIXES:
+                    init = os.path.join(base, "__init__" + suffix)
+                    if os.path.isfile(init):
+                        return Found("package", init, base)
+                namespace = True
+        for suffix in SUFFIXES:
+            if name + suffix in self.names:
+                full = os.path.join(self.path, name + suffix)
+                if os.path.isfile(full):
+                    return Found("module", full, self.path)
+        if namespace:
+            return Found("namespace", None, os.path.join(self.path, name))
+        return None
+
+    def init(self) -> Optional[str]:
+        """The ``__init__`` file the path finder would run for this folder as a package."""
+        for suffix in SUFFIXES:
+            if "__init__" + suffix in self.names:
+                path = os.path.join(self.path, "__init__" + suffix)
+                if os.path.isfile(path):
+                    return path
+        return None
+
+    def children(self) -> set[str]:
+        """The names of every module or package this folder could provide."""
+        found = set()
+        for entry in self.names:
+            if entry == "__pycache__":
+                continue
+            stem = entry
+            for suffix in SUFFIXES:
+                if entry.endswith(suffix):
+                    stem = entry[: -len(suffix)]
+                    break
+            if (
+                stem.isidentifier()
+                and stem != "__init__"
+                and (stem != entry or os.path.isdir(os.path.join(self.path, entry)))
+            ):
+                found.add(stem)
+        return found
+
+    def entry(self, entry: str, base: str) -> Union[Entry, Problem, None]:
+        """What the file *entry* of this folder is, the folder being package *base*.
+
+        A module file or ``__init__``, a compiled file built for another
+        interpreter, a broken symlink (a :class:`Problem`: the path finder skips
+        it silently), or nothing the path finder would look at.
+        """
+        path = os.path.join(self.path, entry)
+        if os.path.islink(path) and _is_link_loop(path):
+            return Problem(path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link")
+        for suffix in (*SUFFIXES, *COMPILED_SUFFIXES):
+            if not entry.endswith(suffix):
+                continue
+            stem = entry[: -len(suffix)]
+            if stem.isidentifier() and os.path.isfile(path):
+                name = base if stem == "__init__" else f"{base}.{stem}"
+                return Entry(name, path, "init" if stem == "__init__" else "file")
+            if (
+                suffix in COMPILED_SUFFIXES
+                and stem.partition(".")[0].isidentifier()
+                and os.path.isfile(path)
+            ):
+                # Built for another interpreter or platform: this Python
+                # skips it, another one loads it (FTS011 either way).
+                stem = stem.partition(".")[0]
+                name = base if stem == "__init__" else f"{base}.{stem}"
+                return Entry(name, path, "compiled")
+            if stem.isidentifier() and os.path.islink(path):
+                # The module it names would load from somewhere else, or not at all.
+                return Problem(
+                    path,
+                    1,
+                    1,
+                    f"dangling symlink: {path} points to {os.readlink(path)}, which does not "
+                    "exist, so Python skips it; fix or remove the link",
+                )
+            return None
+        return None
+
+
+def _is_link_loop(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == 40  # ELOOP
+    return False

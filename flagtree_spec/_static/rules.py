@@ -1,0 +1,445 @@
+"""The rules of ``flagtree-spec check``: one small class per code, in a registry.
+
+A rule is declared with its code, default severity and one-line summary::
+
+    @rule("FTS008", "info", "module added by the backend")
+    class AddedModule(Rule):
+        def file(self, mf: MirrorFile) -> Iterator[Hit]: ...
+
+and looks at one file of a mirror tree at a time (:meth:`Rule.file`, given
+the :class:`~flagtree_spec._static.check.MirrorFile` that says what the import
+system does with it), at the whole model once (:meth:`Rule.model`), or both.
+It yields :class:`Hit` objects; the check turns them into findings carrying
+its code and severity.  Adding a code is adding one class here (and its row
+in ``docs/check.md``).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+
+from .._discovery import SpecRoot
+from .model import Model, Module
+from .source import Source
+
+if TYPE_CHECKING:  # the check builds the mirror files the rules look at
+    from .check import MirrorFile
+
+__all__ = ["RULES", "Hit", "Rule", "rule"]
+
+
+class Hit(NamedTuple):
+    """What a rule found: where, and what to do about it."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    severity: str = ""  # empty: the rule's default severity
+
+
+class Rule:
+    """One check code.  MirrorFile :meth:`file`, :meth:`model` or both."""
+
+    code: ClassVar[str]
+    severity: ClassVar[str]  # "error", "warning" or "info"
+    summary: ClassVar[str]
+
+    def file(self, mf: MirrorFile) -> Iterable[Hit]:
+        """Findings for one file of a mirror tree (every file, every state)."""
+        return ()
+
+    def model(self, model: Model) -> Iterable[Hit]:
+        """Findings that need the whole model (after every file was seen)."""
+        return ()
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, severity: str, summary: str) -> Callable[[type[Rule]], type[Rule]]:
+    """Declare a rule class with its code, default severity and one-line summary."""
+    assert severity in ("error", "warning", "info") and code not in RULES, (code, severity)
+
+    def register(cls: type[Rule]) -> type[Rule]:
+        cls.code, cls.severity, cls.summary = code, severity, summary
+        RULES[code] = cls()
+        return cls
+
+    return register
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _rel(model: Model, path: str) -> str:
+    """A short name of *path* for messages: relative to its mirror or the trunk."""
+    origin = model.origin_of(path)
+    top = model.mirror_of(origin) if origin is not None else model.rdir
+    if origin is None:
+        label = "trunk:"
+    elif origin.backend:
+        label = f"{origin.backend}:"
+    else:  # FLAGTREE_SPEC_PATH or --spec-root: no backend name, so name the folder
+        label = f"{os.path.basename(os.path.normpath(origin.path))}:"
+    return label + os.path.join(model.root, os.path.relpath(path, top))
+
+
+def _dead_reason(mf: MirrorFile) -> str:
+    """Why the dead override *mf* never loads, and what to do."""
+    model, name, module = mf.model, mf.entry.name, mf.module
+    parent_name = name.rpartition(".")[0]  # never the root itself: its __init__ is root-init
+    parent = model.resolve(parent_name)
+    what = f"{_rel(model, mf.entry.path)} never loads"
+    if parent.kind == "missing":
+        return f"{what}: its package {parent_name} does not import ({parent.reason})"
+    if parent.kind == "module":
+        return (
+            f"{what}: {parent_name} is a module ({parent.file}), and a mirror folder without "
+            "__init__.py never shadows a module"
+        )
+    while parent.kind == "namespace":
+        # A namespace package follows its parent's path: the package above decides.
+        parent_name = parent_name.rpartition(".")[0]
+        parent = model.resolve(parent_name)
+    if parent.kind == "package" and not parent.specialised:
+        return (
+            f"{what}: package {parent_name} never calls spec_path(__path__), so it is never "
+            f"specialised; add 'from flagtree_spec import spec_path' and "
+            f"'spec_path(__path__)' to {parent.file}, or delete this file"
+        )
+    loads = module.file or "nothing"
+    return f"{what}: {name} loads {loads} instead (a package or another file kind wins)"
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+
+
+def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
+    """Every module that loads from a source file, with that source."""
+    for module in model.modules():
+        if module.file is not None and module.file.endswith(".py"):
+            yield module, model.source(module.file)
+
+
+def _hook_sources(model: Model) -> Iterator[tuple[SpecRoot, str, Source]]:
+    """``(spec root, path, source)`` of every hook module of the stack."""
+    for spec_root in model.spec_roots:
+        if spec_root.hooks:
+            yield spec_root, spec_root.hooks, model.source(spec_root.hooks)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+@rule("FTS001", "error", "dead override: its package is never specialised, so it never loads")
+class DeadOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "dead" and mf.entry.kind != "init":
+            yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
+
+
+@rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")
+class PackageInitOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        path, module = mf.entry.path, mf.module
+        if mf.state == "root-init":
+            yield Hit(
+                path,
+                1,
+                1,
+                f"override of the root package's own __init__ ({mf.entry.name}) never loads: the "
+                "root package is found on sys.path, never in a mirror; move its code into a module",
+            )
+        elif mf.state == "dead" and mf.entry.kind == "init":
+            yield Hit(path, 1, 1, _dead_reason(mf))
+        elif mf.state == "live" and mf.entry.kind == "init" and not module.specialised:
+            hidden = [
+                child
+                for trunk in module.trunk
+                for child in sorted(mf.model.folder(trunk).children())
+                if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
+            ]
+            if hidden:
+                yield Hit(
+                    path,
+                    1,
+                    1,
+                    f"package-init override of {module.name} does not call spec_path(__path__), "
+                    f"so its __path__ is the mirror folder only and trunk modules "
+                    f"{_shown(hidden)} cannot be imported; add 'spec_path(__path__)' to it",
+                )
+
+
+@rule("FTS003", "warning", "override identical to the module it shadows")
+class IdenticalOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "live" and mf.identical():
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"identical to the module it shadows ({mf.lower}); delete the override",
+            )
+
+
+@rule("FTS004", "error", "a name imported from a module is not defined by the version that loads")
+class UndefinedImport(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        reported: dict[tuple[str, str], list[str]] = {}
+        for module, source in _sources(model):
+            assert module.file is not None
+            if source.error is not None:
+                if module.origin is None:
+                    model.problem(source.error)
+                continue
+            package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
+            imports = list(source.imports(package))
+            if module.origin is None:
+                # Trunk files are not needed again as trees; keeping thousands of
+                # them alive makes the cyclic garbage collector rescan them.
+                source.release()
+            for imp in imports:
+                if imp.guarded or imp.module.partition(".")[0] != model.root:
+                    continue
+                target = model.resolve(imp.module)
+                if target.file is None or not target.file.endswith(".py"):
+                    continue
+                if module.origin is None and target.origin is None:
+                    continue  # trunk importing trunk is not the backend's business
+                facts = model.source(target.file).facts()
+                if facts.defines_all:
+                    continue
+                for name in imp.names:
+                    if name == "*" or name in facts.defined:
+                        continue
+                    if model.resolve(f"{imp.module}.{name}").kind != "missing":
+                        continue  # a submodule
+                    if module.origin is not None:
+                        yield Hit(
+                            module.file,
+                            imp.line,
+                            imp.col,
+                            f"imports {name!r} from {imp.module}, which {target.file} does not "
+                            "define",
+                        )
+                    else:
+                        where = f"{module.file}:{imp.line}"
+                        reported.setdefault((target.file, name), []).append(where)
+        for (path, name), sites in sorted(reported.items()):
+            more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
+            yield Hit(
+                path,
+                1,
+                1,
+                f"does not define {name!r}, which {sites[0]}{more} imports from it; define it "
+                "or call inherit(globals())",
+            )
+
+
+@rule("FTS005", "warning", "public names of the shadowed module missing from the override")
+class MissingPublicNames(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        other = mf.lower_source()
+        if mf.state != "live" or other is None or mf.parsed is None or mf.identical():
+            return
+        mine = mf.parsed.facts()
+        if mine.defines_all:
+            return
+        missing = [n for n in other.facts().public() if n not in mine.defined]
+        if missing:
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"public names of the shadowed {mf.lower} missing here: {_shown(missing)} (API "
+                "drift); define them or call inherit(globals())",
+            )
+
+
+@rule("FTS006", "error", "override of an excluded name")
+class ExcludedOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "excluded":
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"overrides {mf.entry.name}, which {mf.excluded} excludes, so it never loads; "
+                "delete it or drop the exclusion",
+            )
+
+
+@rule("FTS007", "warning", "override derives paths from its own __file__")
+class OwnFile(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        source = mf.parsed
+        if mf.state != "live" or source is None or "__file__" not in source.text:
+            return
+        assert source.tree is not None
+        for node in ast.walk(source.tree):
+            if isinstance(node, ast.Name) and node.id == "__file__":
+                yield Hit(
+                    mf.entry.path,
+                    node.lineno,
+                    node.col_offset + 1,
+                    "derives a path from its own __file__, which is in the mirror tree; use "
+                    "flagtree_spec.trunk_path(__package__, ...) to reach trunk files",
+                )
+
+
+@rule("FTS008", "info", "module added by the backend")
+class AddedModule(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "live" and mf.lower is None and mf.model.trunk_only(mf.entry.name) is None:
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"adds module {mf.entry.name} (no trunk counterpart); it loads from "
+                f"{mf.spec_root.backend or mf.spec_root.path}",
+            )
+
+
+@rule(
+    "FTS009",
+    "warning",
+    "hook called by trunk and defined by no backend (info), or the reverse",
+)
+class UnmatchedHook(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        if not model.spec_roots:
+            return
+        defined: set[str] = set()
+        definitions: list[tuple[str, str, int, int]] = []
+        for _, path, source in _hook_sources(model):
+            if source.tree is None:  # FTS010
+                continue
+            defined.update(source.facts().defined)
+            definitions.extend(
+                (node.name, path, node.lineno, node.col_offset + 1)
+                for node in source.tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not node.name.startswith("_")
+            )
+        called: set[str] = set()
+        for module, source in _sources(model):
+            assert module.file is not None
+            for name, line, col in source.hook_calls():
+                called.add(name)
+                if name not in defined:
+                    yield Hit(
+                        module.file,
+                        line,
+                        col,
+                        f"hook {name!r} is called here and defined by no backend of the stack "
+                        "(fine for an optional hook)",
+                        "info",
+                    )
+        for name, path, line, col in definitions:
+            if name not in called:
+                yield Hit(
+                    path,
+                    line,
+                    col,
+                    f"hook {name!r} is defined here and never called by spec({name!r}) or "
+                    f"spec_func({name!r}); a typo?",
+                )
+
+
+@rule("FTS010", "error", "override that does not parse")
+class Unparsable(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        error = mf.source.error if mf.source is not None else None
+        if error is not None:
+            yield Hit(mf.entry.path, error.line, error.col, error.message)
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        for _, path, source in _hook_sources(model):
+            if source.error is not None:
+                error = source.error
+                yield Hit(path, error.line, error.col, f"hook module {error.message}")
+
+
+@rule("FTS011", "error", "compiled file in a mirror tree")
+class CompiledFile(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "compiled":
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"compiled file in the mirror tree of {mf.spec_root.backend or mf.spec_root.path}: "
+                "Python loads it like a module, but nobody can review it; keep sources only",
+            )
+
+
+@rule("FTS013", "error", "override also imported through the hook package")
+class OverrideThroughHookPackage(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for spec_root, hooks, _ in _hook_sources(model):
+            if spec_root.hooks_package and spec_root.mirror is not None:
+                yield from self.hook_package(model, spec_root, os.path.dirname(hooks))
+
+    def hook_package(self, model: Model, spec_root: SpecRoot, folder: str) -> Iterator[Hit]:
+        mirror = model.mirror_of(spec_root)
+        rel = os.path.relpath(mirror, folder)
+        if rel.startswith(os.pardir) or os.path.isabs(rel):
+            return
+        hook = spec_root.hook_name or "__hooks__"
+        prefix = ".".join([hook, *rel.split(os.sep)])
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d.isidentifier() and os.path.join(dirpath, d) != mirror and d != "__pycache__"
+            )
+            parts = os.path.relpath(dirpath, folder).split(os.sep)
+            package = ".".join([hook, *(p for p in parts if p != os.curdir)])
+            for filename in sorted(f for f in filenames if f.endswith(".py")):
+                path = os.path.join(dirpath, filename)
+                source = model.source(path)
+                if source.tree is None:
+                    continue
+                for imp in source.imports(package):
+                    for target in (imp.module, *(f"{imp.module}.{n}" for n in imp.names)):
+                        if not target.startswith(prefix + "."):
+                            continue
+                        rest = target[len(prefix) + 1 :].split(".")
+                        file = os.path.join(mirror, *rest)
+                        if os.path.isfile(file + ".py") or os.path.isfile(
+                            os.path.join(file, "__init__.py")
+                        ):
+                            name = ".".join([model.root, *rest])
+                            yield Hit(
+                                path,
+                                imp.line,
+                                imp.col,
+                                f"imports the override {name} through the hook package as "
+                                f"{target}: two module objects of one file, two copies of every "
+                                f"class; import {name} instead",
+                            )
+
+
+@rule("FTS014", "warning", "symlink in a spec root that leaves it")
+class SymlinkLeavesSpecRoot(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for spec_root in model.spec_roots:
+            for dirpath, dirnames, filenames in os.walk(spec_root.path):
+                for entry in sorted([*dirnames, *filenames]):
+                    path = os.path.join(dirpath, entry)
+                    if not os.path.islink(path):
+                        continue
+                    real = os.path.realpath(path)
+                    if real != spec_root.real and not real.startswith(spec_root.real + os.sep):
+                        yield Hit(
+                            path,
+                            1,
+                            1,
+                            f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
+                            "Python follows it, so copy the file in or remove the link",
+                        )

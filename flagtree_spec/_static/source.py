@@ -1,0 +1,406 @@
+"""The facts of one source file, read, decoded per PEP 263 and parsed once.
+
+A :class:`Source` reads a file's bytes, decodes them as the interpreter
+would (the ``# -*- coding: ... -*-`` line, else UTF-8), parses them and
+extracts in one pass over the syntax tree the :class:`Facts` the model and
+the checks need: the ``spec_path(__path__, exclude=...)`` call, the names a
+module defines and imports, its ``from X import ...`` statements, its hook
+calls and its ``# noqa`` comments.  Nothing is imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple, Optional
+
+__all__ = ["Facts", "ImportFrom", "Problem", "Source", "SpecPathCall", "resolve_relative"]
+
+
+class Problem(NamedTuple):
+    """A file or folder that cannot be used as it is."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+class ImportFrom(NamedTuple):
+    """One ``from X import a, b`` statement, with X resolved to an absolute name."""
+
+    module: str
+    names: tuple[str, ...]
+    line: int
+    col: int
+    guarded: bool  # inside a try that catches ImportError, or under if TYPE_CHECKING
+
+
+class SpecPathCall(NamedTuple):
+    """A ``spec_path(__path__, exclude=...)`` call at module level."""
+
+    line: int
+    exclude: tuple[str, ...]  # only literal lists of names are known statically
+
+
+class Facts:
+    """What the checks need from one syntax tree, extracted in one pass."""
+
+    __slots__ = (
+        "all_names",
+        "defined",
+        "defines_all",
+        "imported",
+        "imports",
+        "inherits",
+        "spec_path",
+    )
+
+    def __init__(self) -> None:
+        self.spec_path: Optional[SpecPathCall] = None
+        self.inherits = False
+        self.defines_all = False
+        self.defined: set[str] = set()
+        self.imported: set[str] = set()  # names bound by an import statement
+        self.all_names: Optional[tuple[str, ...]] = None
+        self.imports: list[tuple[int, Optional[str], tuple[str, ...], int, int, bool]] = []
+
+    def public(self) -> list[str]:
+        """The public names: a literal ``__all__``, else top-level names without
+        a leading underscore that an import statement did not bind."""
+        if self.all_names is not None:
+            return list(self.all_names)
+        return sorted(n for n in self.defined - self.imported if not n.startswith("_"))
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
+    for handler in handlers:
+        kind = handler.type
+        if kind is None:
+            return True
+        kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
+        for k in kinds:
+            name = (
+                k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
+            )
+            if name in _IMPORT_ERRORS:
+                return True
+    return False
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """Whether *test* is ``TYPE_CHECKING`` (or ``typing.TYPE_CHECKING``): false at run time."""
+    return _call_name(test) == "TYPE_CHECKING"
+
+
+_TRY: tuple[type, ...] = tuple(
+    getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name)
+)
+_COMPOUND: frozenset[type] = frozenset(
+    getattr(ast, name)
+    for name in (
+        "FunctionDef",
+        "AsyncFunctionDef",
+        "ClassDef",
+        "If",
+        "For",
+        "AsyncFor",
+        "While",
+        "With",
+        "AsyncWith",
+        "Try",
+        "TryStar",
+        "Match",
+    )
+    if hasattr(ast, name)
+)
+
+
+def _call_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _string_list(node: ast.expr) -> Optional[tuple[str, ...]]:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        items = []
+        for elt in node.elts:
+            if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                return None
+            items.append(elt.value)
+        return tuple(items)
+    return None
+
+
+def _bind_target(facts: Facts, target: ast.expr) -> None:
+    if isinstance(target, ast.Name):
+        facts.defined.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind_target(facts, elt)
+    elif isinstance(target, ast.Starred):
+        _bind_target(facts, target.value)
+
+
+def _module_call(facts: Facts, value: ast.expr) -> None:
+    """Record a module-level call of spec_path, inherit, bind_symbols or globals()."""
+    if not isinstance(value, ast.Call):
+        return
+    name = _call_name(value.func)
+    if name == "spec_path" and value.args and _call_name(value.args[0]) == "__path__":
+        exclude: tuple[str, ...] = ()
+        for keyword in value.keywords:
+            if keyword.arg == "exclude":
+                exclude = _string_list(keyword.value) or ()
+        previous = facts.spec_path
+        if previous is not None:
+            exclude = previous.exclude + exclude
+        facts.spec_path = SpecPathCall(value.lineno, exclude)
+    elif name == "inherit":
+        facts.inherits = True
+        facts.defines_all = True
+    elif name == "bind_symbols" or (
+        name == "update"
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Call)
+        and _call_name(value.func.value.func) in ("globals", "vars")
+    ):
+        facts.defines_all = True
+
+
+def _extract(tree: ast.Module) -> Facts:
+    """Walk the statements of *tree* once (expressions only where needed)."""
+    facts = Facts()
+
+    def import_from(node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
+        names = tuple(a.name for a in node.names)
+        facts.imports.append(
+            (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
+        )
+        return names
+
+    def below(body: Sequence[ast.stmt], guarded: bool) -> None:
+        """Statements below module level: only imports and ``global`` matter."""
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                import_from(node, guarded)
+            elif isinstance(node, ast.Global):
+                facts.defined.update(node.names)
+            elif isinstance(node, _TRY):
+                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+                below(node.body, inner)  # type: ignore[attr-defined]
+                for handler in node.handlers:  # type: ignore[attr-defined]
+                    below(handler.body, guarded)
+                below(node.orelse, guarded)  # type: ignore[attr-defined]
+                below(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.If):
+                below(node.body, guarded or _type_checking(node.test))
+                below(node.orelse, guarded)
+            elif type(node) in _COMPOUND:
+                for name in ("body", "orelse"):
+                    below(getattr(node, name, ()), guarded)
+                for case in getattr(node, "cases", ()):
+                    below(case.body, guarded)
+
+    def top(body: Sequence[ast.stmt], guarded: bool) -> None:
+        """Module-level statements (also inside module-level if/try/for/with/match)."""
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                if "*" in import_from(node, guarded):
+                    facts.defines_all = True
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    facts.defined.add(bound)
+                    facts.imported.add(bound)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.partition(".")[0]
+                    facts.defined.add(bound)
+                    facts.imported.add(bound)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                facts.defined.add(node.name)
+                if node.name == "__getattr__":
+                    facts.defines_all = True
+                below(node.body, guarded)
+            elif isinstance(node, ast.ClassDef):
+                facts.defined.add(node.name)
+                below(node.body, guarded)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    _bind_target(facts, target)
+                    if isinstance(target, ast.Name) and target.id == "__all__":
+                        facts.all_names = _string_list(node.value)
+                _module_call(facts, node.value)
+            elif isinstance(node, ast.AugAssign):
+                _bind_target(facts, node.target)
+                if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                    # A literal __all__ extended by a literal list stays literal.
+                    more = _string_list(node.value)
+                    known = facts.all_names
+                    facts.all_names = None if known is None or more is None else known + more
+            elif isinstance(node, ast.AnnAssign):
+                if node.value is not None:  # "x: int" alone binds nothing
+                    _bind_target(facts, node.target)
+                    if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                        facts.all_names = _string_list(node.value)
+            elif isinstance(node, ast.Expr):
+                _module_call(facts, node.value)
+            elif isinstance(node, _TRY):
+                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+                top(node.body, inner)  # type: ignore[attr-defined]
+                for handler in node.handlers:  # type: ignore[attr-defined]
+                    if handler.name:
+                        facts.defined.add(handler.name)
+                    top(handler.body, guarded)
+                top(node.orelse, guarded)  # type: ignore[attr-defined]
+                top(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.If):
+                # Imports only type checkers run never fail at run time: not checked.
+                top(node.body, guarded or _type_checking(node.test))
+                top(node.orelse, guarded)
+            elif isinstance(node, ast.While):
+                top(node.body, guarded)
+                top(node.orelse, guarded)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                _bind_target(facts, node.target)
+                top(node.body, guarded)
+                top(node.orelse, guarded)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        _bind_target(facts, item.optional_vars)
+                top(node.body, guarded)
+            elif isinstance(node, ast.Global):
+                facts.defined.update(node.names)
+            elif type(node).__name__ == "Match":
+                for case in node.cases:  # type: ignore[attr-defined]
+                    top(case.body, guarded)
+
+    top(tree.body, False)
+    return facts
+
+
+def resolve_relative(level: int, module: Optional[str], package: str) -> Optional[str]:
+    """The absolute module name of ``from <level dots><module> import ...`` in *package*."""
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts) - 1:
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    if module:
+        base.extend(module.split("."))
+    return ".".join(base) if base else None
+
+
+class Source:
+    """One Python file, read, decoded per PEP 263 and parsed once."""
+
+    __slots__ = ("_facts", "_hooks", "data", "error", "path", "text", "tree")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.data = b""
+        self.text = ""
+        self.tree: Optional[ast.Module] = None
+        self.error: Optional[Problem] = None
+        self._facts: Optional[Facts] = None
+        self._hooks: Optional[list[tuple[str, int, int]]] = None
+        try:
+            with open(path, "rb") as f:
+                self.data = f.read()
+        except OSError as exc:
+            self.error = Problem(
+                path, 1, 1, f"cannot be read ({exc.strerror or exc}); fix its permissions"
+            )
+            return
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
+        except SyntaxError as exc:
+            self.error = Problem(
+                path,
+                exc.lineno or 1,
+                1,
+                f"bad source encoding: {exc.msg}; fix the coding declaration",
+            )
+            return
+        try:
+            self.text = self.data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            line = self.data.count(b"\n", 0, exc.start) + 1
+            col = exc.start - (self.data.rfind(b"\n", 0, exc.start) + 1) + 1
+            self.error = Problem(
+                path,
+                line,
+                col,
+                f"its bytes do not decode as {encoding} (its PEP 263 encoding): {exc.reason}; "
+                "fix the bytes or the '# -*- coding: ... -*-' line",
+            )
+            return
+        try:
+            self.tree = ast.parse(self.text, filename=path)
+        except (SyntaxError, ValueError) as exc:  # ValueError: a null byte, on older Pythons
+            syntax = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+            self.error = Problem(
+                path, syntax.lineno or 1, syntax.offset or 1, f"does not parse: {syntax.msg}"
+            )
+
+    def facts(self) -> Facts:
+        """The facts of this file, extracted on first use."""
+        if self._facts is None:
+            self._facts = _extract(self.tree) if self.tree is not None else Facts()
+        return self._facts
+
+    def hook_calls(self) -> list[tuple[str, int, int]]:
+        """``(hook, line, col)`` of every ``spec("hook", ...)`` / ``spec_func("hook")`` call."""
+        if self._hooks is None:
+            self._hooks = []
+            if self.tree is not None and "spec" in self.text:
+                for node in ast.walk(self.tree):
+                    if (
+                        isinstance(node, ast.Call)
+                        and node.args
+                        and _call_name(node.func) in ("spec", "spec_func")
+                        and isinstance(node.args[0], ast.Constant)
+                        and isinstance(node.args[0].value, str)
+                    ):
+                        self._hooks.append((node.args[0].value, node.lineno, node.col_offset + 1))
+        return self._hooks
+
+    def release(self) -> None:
+        """Drop the syntax tree once its facts and hook calls are extracted."""
+        self.facts()
+        self.hook_calls()
+        self.tree = None
+
+    def imports(self, package: str) -> Iterator[ImportFrom]:
+        """Every ``from X import ...`` of this file, X made absolute."""
+        for level, module, names, line, col, guarded in self.facts().imports:
+            target = resolve_relative(level, module, package)
+            if target is not None:
+                yield ImportFrom(target, names, line, col, guarded)
+
+    def noqa(self, line: int) -> Optional[frozenset[str]]:
+        """Codes suppressed by a ``# noqa`` comment on *line* (empty set: all)."""
+        lines = self.text.splitlines()
+        if not 0 < line <= len(lines):
+            return None
+        text = lines[line - 1]
+        at = text.find("# noqa")
+        if at < 0:
+            at = text.find("#noqa")
+            if at < 0:
+                return None
+        rest = text[at:].partition("noqa")[2]
+        if not rest.lstrip().startswith(":"):
+            return frozenset()
+        codes = rest.lstrip()[1:].replace(",", " ").split()
+        return frozenset(c for c in codes if c[:3] == "FTS")

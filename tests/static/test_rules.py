@@ -1,0 +1,60 @@
+"""The registry of check rules, and the code table of docs/check.md that states it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_support import make, run
+
+from flagtree_spec._static.check import CODES
+from flagtree_spec._static.rules import RULES
+
+SPEC = "from flagtree_spec import spec_path\n\nspec_path(__path__)\n"
+DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "check.md"
+
+
+def doc_table() -> list[tuple[str, str, str]]:
+    """``(code, severity, summary)`` of every row of the code table, backticks removed."""
+    rows = []
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        if re.match(r"\| FTS\d{3} \|", line):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            rows.append((cells[0], cells[1], cells[2].replace("`", "")))
+    return rows
+
+
+def test_code_table_of_docs_check_md_equals_the_rule_registry() -> None:
+    registry = [(r.code, r.severity, r.summary) for r in RULES.values()]
+    assert doc_table() == registry
+
+
+def test_registry_declares_each_code_once_in_code_order_with_a_known_severity() -> None:
+    codes = list(RULES)
+    assert codes == sorted(codes) and len(codes) == len(set(codes))
+    assert all(re.fullmatch(r"FTS\d{3}", code) for code in codes)
+    assert {r.severity for r in RULES.values()} <= {"error", "warning", "info"}
+    assert all(rule.code == code for code, rule in RULES.items())
+    assert {r.code: (r.severity, r.summary) for r in RULES.values()} == CODES
+
+
+def test_fts002_package_init_override_below_a_package_never_specialised_is_dead(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/deadinit/__init__.py": SPEC,
+            "python/deadinit/plain/__init__.py": "",
+            "python/deadinit/plain/sub/__init__.py": "",
+            "third_party/vendor/backend/spec/deadinit/plain/sub/__init__.py": "X = 1\n",
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--format", "json")
+    found = [(f["code"], f["path"], f["message"]) for f in json.loads(out)["findings"]]
+    override = str(tmp_path / "third_party/vendor/backend/spec/deadinit/plain/sub/__init__.py")
+    assert [(c, p) for c, p, _ in found] == [("FTS002", override)]
+    assert "package deadinit.plain never calls spec_path(__path__)" in found[0][2]
+    assert code == 1
