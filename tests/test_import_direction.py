@@ -1,0 +1,146 @@
+"""The runtime never imports the offline tools, nor the modules only the tools need.
+
+The runtime (``spec_path``, discovery, selection, hooks, ``inherit``) runs
+inside every trunk import; the tools (``flagtree_spec._static``) read files
+offline and may import ``ast``, ``argparse``, ``difflib`` and ``json``
+freely.  Imports go one way: tools -> runtime.  The runtime imports ``json``
+only to read a declaration file, ``ast`` only to read a
+``_flagtree_backend.py`` marker and ``difflib`` only to name close matches of
+a backend that exists nowhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import textwrap
+from pathlib import Path
+
+from conftest import FIXTURES, SOURCE_PY, run_python
+
+import flagtree_spec
+
+TOOLS = "flagtree_spec._static"
+HEAVY = ("ast", "argparse", "difflib", "json")
+
+# The child forgets whatever the interpreter loaded at start-up (a coverage
+# tracer may have imported json or ast already), so that every import of these
+# modules from then on shows in sys.modules.
+WATCH = f"""
+    import sys
+    WATCHED = {(TOOLS, *HEAVY)!r}
+    def watched(name):
+        return any(name == w or name.startswith(w + ".") for w in WATCHED)
+    for name in [m for m in sys.modules if watched(m)]:
+        del sys.modules[name]
+"""
+REPORT = """
+    print(repr(sorted({m.partition(".")[0] if not m.startswith("flagtree_spec") else m
+                       for m in sys.modules if watched(m)})))
+"""
+
+
+def imported(code: str, backend: str = "", path: Path = SOURCE_PY) -> list[str]:
+    """The watched modules imported while *code* runs in a fresh interpreter."""
+    env = {"FLAGTREE_BACKEND": backend} if backend else {}
+    parts = (textwrap.dedent(part) for part in (WATCH, code, REPORT))
+    proc = run_python("\n".join(parts), env=env, path=[path])
+    found: list[str] = ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_runtime_spec_path_and_spec_import_no_tool_and_no_heavy_module() -> None:
+    found = imported(
+        """
+        import flagtree_spec
+        import fixpkg.runtime.jit as jit
+        from flagtree_spec import spec
+        assert jit.WHERE == "alpha", jit.__file__
+        assert spec("add_one", 41) == 42
+        """,
+        backend="alpha",
+    )
+    assert found == []
+
+
+def test_runtime_inherit_imports_no_tool_and_no_heavy_module() -> None:
+    found = imported(
+        """
+        import flagtree_spec
+        import inhpkg.core as core
+        assert core.__inherits__.endswith("core.py") and "top" in core.__file__
+        assert core.helper().startswith("top>")
+        """,
+        backend="top",
+        path=FIXTURES / "inherit_repo" / "python",
+    )
+    assert found == []
+
+
+def test_runtime_imports_json_only_when_a_declaration_file_exists() -> None:
+    # Backend tilebk declares base tileir in flagtree_spec.json.
+    found = imported(
+        """
+        import fixpkg.runtime.jit as jit
+        from flagtree_spec import active
+        backends = [r.backend for r in active("fixpkg").spec_roots]
+        assert backends == ["tilebk", "tileir"], backends
+        """,
+        backend="tilebk",
+    )
+    assert found == ["json"]
+
+
+def test_runtime_imports_ast_only_for_a_flagtree_backend_module_marker() -> None:
+    code = """
+        import mkpkg.runtime.jit
+        from flagtree_spec import active
+        state = active("mkpkg")
+        assert state.backends == ("gamma",) and "marker" in state.source, state
+    """
+    assert imported(code, path=FIXTURES / "marker_module" / "site-packages") == ["ast"]
+    assert imported(code, path=FIXTURES / "marker_file" / "site-packages") == []
+
+
+def test_runtime_imports_difflib_only_to_warn_about_a_misspelled_backend() -> None:
+    code = """
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import fixpkg.runtime.jit as jit
+        assert jit.WHERE == "trunk", jit.__file__
+        assert "did you mean 'alpha'?" in str(caught[0].message), caught
+    """
+    assert imported(code, backend="alpah") == ["difflib"]
+
+
+def _imports_tools(tree: ast.Module, package: str) -> list[int]:
+    """Lines of *tree*, a module of *package*, that import ``flagtree_spec._static``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            names = [base, *(f"{base}.{a.name}" for a in node.names)]
+        else:
+            continue
+        if any(n == TOOLS or n.startswith(TOOLS + ".") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_runtime_module_imports_the_tools_except_the_command_line_dispatcher() -> None:
+    package = Path(flagtree_spec.__file__).parent
+    runtime = [
+        p for p in sorted(package.rglob("*.py")) if "_static" not in p.relative_to(package).parts
+    ]
+    assert package / "_path.py" in runtime and package / "_cli.py" in runtime
+    offenders = {}
+    for path in runtime:
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        within = ".".join(parts[:-1])  # the package a relative import starts from
+        lines = _imports_tools(ast.parse(path.read_text(encoding="utf-8")), within)
+        if lines:
+            offenders[str(path.relative_to(package))] = lines
+    assert list(offenders) == ["_cli.py"], offenders
