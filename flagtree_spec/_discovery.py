@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import NamedTuple, Optional
+from typing import Final, NamedTuple, Optional
 
 from . import _entrypoints
 from ._config import Declaration, is_backend_name, parse_module_names, quote, read_declaration
@@ -21,11 +21,14 @@ from ._errors import SpecConfigError, SpecWarning
 from ._log import logger
 
 __all__ = [
+    "CONVENTION_KINDS",
     "Discovery",
+    "HookModule",
     "SpecRoot",
     "discover",
     "explicit_roots",
     "hook_module_name",
+    "hook_module_of",
     "spec_path_env",
 ]
 
@@ -75,6 +78,108 @@ def hook_module_name(label: Optional[str], hooks_file: str) -> str:
         digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     tag = (label or "path").replace("-", "_")
     return f"{_PRIVATE_PREFIX}{tag}_{digest:016x}"
+
+
+LEGACY: Final = "legacy"
+# The kinds of spec root where <spec root>/R/__init__.py can be the hook module.
+CONVENTION_KINDS: Final = frozenset({"installed", "installed-alt", "source"})
+
+
+class HookModule(NamedTuple):
+    """Which file is a spec root's hook module: the answer of :func:`hook_module_of`.
+
+    ``file`` is the hook module's file (a package's ``__init__.py`` when
+    ``package``), or ``None`` when the spec root has none.  ``stray`` is
+    ``<spec root>/R/__init__.py`` when that file exists but is not the hook
+    module because it is a copy of the trunk's root ``__init__.py``.
+    """
+
+    file: Optional[str]
+    package: bool
+    stray: Optional[str] = None
+
+
+def hook_module_of(
+    spec_root: str, kind: str, root: str, rdir: str, decl: Optional[Declaration]
+) -> HookModule:
+    """Which file is the hook module of *spec_root*, a spec root of root package *root*.
+
+    *kind* is where the spec root was found (``"installed"``,
+    ``"installed-alt"``, ``"source"``, ``"legacy"``, ``"entry point"``,
+    ``"FLAGTREE_SPEC_PATH"`` or ``"activate"``), *rdir* the trunk folder of
+    *root* and *decl* the spec root's declaration, if any.  The rules, first
+    that applies:
+
+    1. A legacy whole-tree copy (``third_party/B/python``) has no hook module.
+    2. A declaration that gives ``hooks`` decides: a ``.py`` file, a package
+       folder (its ``__init__.py``), or ``null`` for none.
+    3. ``<spec root>/__init__.py``: the spec root is the hook package.
+    4. In the installed and source layouts only (*kind* in
+       :data:`CONVENTION_KINDS`): ``<spec root>/R/__init__.py``, FlagTree's own
+       convention, a hook package whose folder is the mirror's root folder.
+       Such a file could never load as an override (the root package is never
+       found in a mirror).  It is not the hook module when it is a stray copy
+       of the trunk's ``<rdir>/__init__.py``: byte-identical, or identical
+       as a syntax tree (``ast.dump`` equality, so comments and layout do not
+       count); it is then returned as ``stray``.
+    5. None.
+
+    Cost: rule 4 reads both files only when ``<spec root>/R/__init__.py``
+    exists and the spec root has no ``__init__.py`` of its own, and imports
+    :mod:`ast` only when their bytes differ, so spec roots that do not follow
+    the convention never pay for it.  Used by the run time and by the static
+    tools, so both agree on the hook module.
+    """
+    if kind == LEGACY:
+        return HookModule(None, False)
+    if decl is not None and "hooks" in decl.given:
+        if decl.hooks is None:
+            return HookModule(None, False)
+        target = os.path.join(spec_root, decl.hooks)
+        if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
+            return HookModule(os.path.join(target, "__init__.py"), True)
+        if os.path.isfile(target) and target.endswith(".py"):
+            return HookModule(target, os.path.basename(target) == "__init__.py")
+        raise SpecConfigError(
+            f"backend declaration {decl.path}: hooks {decl.hooks!r} is neither a .py "
+            "file nor a package folder with an __init__.py"
+        )
+    init = os.path.join(spec_root, "__init__.py")
+    if os.path.isfile(init):
+        return HookModule(init, True)
+    if kind not in CONVENTION_KINDS:
+        return HookModule(None, False)
+    candidate = os.path.join(spec_root, root, "__init__.py")
+    if not os.path.isfile(candidate):
+        return HookModule(None, False)
+    if _same_module(candidate, os.path.join(rdir, "__init__.py")):
+        logger.debug(
+            "%s is a copy of the trunk's root __init__.py, not a hook module; ignored", candidate
+        )
+        return HookModule(None, False, candidate)
+    return HookModule(candidate, True)
+
+
+def _same_module(path: str, trunk: str) -> bool:
+    """Whether *path* is byte-identical or AST-identical to the file *trunk*."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(trunk, "rb") as f:
+            other = f.read()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise SpecConfigError(f"cannot read {exc.filename!r}: {exc.strerror or exc}") from exc
+    if data == other:
+        return True
+    import ast  # only here: a spec root following the R/__init__.py convention
+
+    try:
+        return ast.dump(ast.parse(data)) == ast.dump(ast.parse(other))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        # Not a copy of a working trunk file: as the hook module, its import reports it.
+        return False
 
 
 # FLAGTREE_SPEC_PATH is resolved against the working directory once per value.
@@ -167,7 +272,7 @@ class _Finder:
         if repo is not None:
             third = os.path.join(repo, "third_party", backend)
             candidates.append(("source", os.path.join(third, "backend", "spec")))
-            candidates.append(("legacy", os.path.join(third, "python")))
+            candidates.append((LEGACY, os.path.join(third, "python")))
         found = [(kind, path) for kind, path in candidates if os.path.isdir(path)]
         points = [ep for ep in self.entry_points() if ep.name == backend]
         if points:
@@ -189,7 +294,7 @@ class _Finder:
     ) -> SpecRoot:
         real = os.path.realpath(path)
         mirror: Optional[str]
-        if kind == "legacy":
+        if kind == LEGACY:
             copy = os.path.join(path, self.root)
             return SpecRoot(
                 path,
@@ -213,24 +318,7 @@ class _Finder:
             mirror = os.path.join(path, self.root)
             if not os.path.isdir(mirror):
                 mirror = None
-        hooks: Optional[str]
-        if decl is not None and "hooks" in decl.given:
-            if decl.hooks is None:
-                hooks, package = None, False
-            else:
-                target = os.path.join(path, decl.hooks)
-                if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
-                    hooks, package = os.path.join(target, "__init__.py"), True
-                elif os.path.isfile(target) and target.endswith(".py"):
-                    hooks, package = target, os.path.basename(target) == "__init__.py"
-                else:
-                    raise SpecConfigError(
-                        f"backend declaration {decl.path}: hooks {decl.hooks!r} is neither a .py "
-                        "file nor a package folder with an __init__.py"
-                    )
-        else:
-            init = os.path.join(path, "__init__.py")
-            hooks, package = (init, True) if os.path.isfile(init) else (None, False)
+        hooks, package, _ = hook_module_of(path, kind, self.root, self.rdir, decl)
         exclude = frozenset(f"{self.root}.{name}" for name in (decl.exclude if decl else ()))
         return SpecRoot(
             path,
@@ -356,7 +444,7 @@ def discover(
                 warn_nowhere(finder, backend, named_by)
         bases: list[str] = []
         for kind, path in folders:
-            decl = None if kind == "legacy" else read_declaration(path)
+            decl = None if kind == LEGACY else read_declaration(path)
             finder.add(out, finder.make_root(path, kind, backend, decl))
             if decl is not None:
                 bases.extend(b for b in decl.base if b not in bases)
