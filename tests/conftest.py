@@ -15,6 +15,9 @@ import pytest
 
 import flagtree_spec
 
+# The pytest plugin's tests run sessions of their own.
+pytest_plugins = ["pytester"]
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SOURCE = FIXTURES / "source_repo"
 SOURCE_PY = SOURCE / "python"

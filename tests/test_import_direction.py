@@ -144,7 +144,9 @@ def _imports_tools(tree: ast.Module, package: str) -> list[int]:
     return lines
 
 
-def test_no_runtime_module_imports_the_tools_except_the_command_line_dispatcher() -> None:
+def test_no_runtime_module_imports_the_tools_except_the_command_line_and_the_pytest_plugin() -> (
+    None
+):
     package = Path(flagtree_spec.__file__).parent
     runtime = [
         p for p in sorted(package.rglob("*.py")) if "_static" not in p.relative_to(package).parts
@@ -157,4 +159,5 @@ def test_no_runtime_module_imports_the_tools_except_the_command_line_dispatcher(
         lines = _imports_tools(ast.parse(path.read_text(encoding="utf-8")), within)
         if lines:
             offenders[str(path.relative_to(package))] = lines
-    assert list(offenders) == ["_cli.py"], offenders
+    # Both import the tools inside functions, for a command or a report that asks for them.
+    assert list(offenders) == ["_cli.py", "pytest_plugin.py"], offenders
