@@ -19,6 +19,8 @@ from typing import Any, Callable, Optional
 
 from .._config import is_module_name
 from .check import CODES, Finding, check, excluded_by, select
+from .defdiff import DefinitionDiff, definition_diffs
+from .digest import analyse
 from .model import InputError, Model, load
 from .source import Problem
 
@@ -281,7 +283,8 @@ def _check(args: argparse.Namespace) -> int:
         )
     if model.problems:
         return 2
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
+    return 1 if any(f.severity in failing for f in findings) else 0
 
 
 # --------------------------------------------------------------------------- diff
@@ -313,6 +316,9 @@ def _diff(args: argparse.Namespace) -> int:
     elif not (module.file.endswith(".py") and lower.endswith(".py")):
         raise InputError(f"{name}: {module.file} or {lower} is not a source file; cannot diff")
     else:
+        definitions = _definition_diffs(model, lower, module.file)
+        if definitions is not None:
+            return _print_definitions(args.format, name, module.file, lower, definitions)
         text = "".join(
             difflib.unified_diff(_read(model, lower), _read(model, module.file), lower, module.file)
         )
@@ -326,6 +332,35 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _definition_diffs(model: Model, lower: str, path: str) -> Optional[list[DefinitionDiff]]:
+    """Per-definition diffs when *path* inherits *lower*; ``None`` for a whole-file diff."""
+    mine, theirs = model.source(path), model.source(lower)
+    if mine.tree is None or theirs.tree is None or "inherit" not in mine.text:
+        return None
+    ours = analyse(mine.text)
+    if ours.inherit_line is None:
+        return None
+    return definition_diffs(analyse(theirs.text), lower, ours, path)
+
+
+def _print_definitions(
+    fmt: str, name: str, path: str, lower: str, definitions: Sequence[DefinitionDiff]
+) -> int:
+    if fmt == "json":
+        rows = [{"name": d.name, "state": d.state, "diff": d.diff} for d in definitions]
+        text = "".join(d.diff for d in definitions)
+        _dump({"module": name, "file": path, "shadows": lower, "diff": text, "definitions": rows})
+        return 0
+    count = len(definitions)
+    print(f"{name} inherits {lower} and changes {count} definition{'s' if count != 1 else ''}:")
+    notes = {"wrapped": " (reads the lower version first)"}
+    for d in definitions:
+        print(f"  {d.state:<9} {d.name}{notes.get(d.state, '')}")
+    print()
+    sys.stdout.write("".join(d.diff for d in definitions))
+    return 0
+
+
 # --------------------------------------------------------------------------- registration
 
 
@@ -334,7 +369,8 @@ _CHECK_EPILOG = (
     + "\n".join(f"  {code}  [{severity}] {text}" for code, (severity, text) in CODES.items())
     + (
         "\n\nSuppress one finding with '# noqa: FTS00N' on its line.\n"
-        "Exit codes: 0 clean, 1 a finding at error severity, 2 usage or input error."
+        "Exit codes: 0 clean, 1 a finding at error severity (--fail-on warning: or at warning\n"
+        "severity), 2 usage or input error."
     )
 )
 
@@ -398,6 +434,12 @@ def add_commands(commands: Any) -> None:
         default=[],
         metavar="CODES",
         help="do not report these codes or prefixes (comma separated, repeatable)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="the lowest severity that makes the exit code 1 (default: error)",
     )
     parser.set_defaults(handler=_guard(_check))
 

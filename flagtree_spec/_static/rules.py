@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 from .._discovery import SpecRoot
+from .drift import drift
 from .model import Model, Module
 from .source import Source
 
@@ -443,3 +444,10 @@ class SymlinkLeavesSpecRoot(Rule):
                             f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
                             "Python follows it, so copy the file in or remove the link",
                         )
+
+
+@rule("FTS016", "warning", "the version an override was made against changed since the lock")
+class DriftSinceLock(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for found in drift(model):
+            yield Hit(found.path, found.line, 1, found.message, found.severity)

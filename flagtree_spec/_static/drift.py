@@ -1,0 +1,166 @@
+"""FTS016: what changed below each override since ``flagtree-spec lock``.
+
+For a whole-file override, a counterpart whose token digest differs from the
+locked one.  For an override that calls ``inherit(globals())``, per
+definition it replaces: a counterpart definition that changed, or that the
+counterpart no longer has (dropped or renamed: the replacement is dead).
+Changes to definitions the override does not replace flow in through
+``inherit`` and are not reported, and neither are changes to a definition
+the override reads before replacing it (``_lower = f`` then ``def f``: a
+wrapper of the lower version).  An override missing from the lock, or a
+lock entry whose override is gone, is an info.  A spec root without a lock
+file gets no FTS016 at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, NamedTuple, Optional
+
+from .._discovery import SpecRoot
+from .digest import Analysis, analyse
+from .lock import Lock, Override, overrides, read, replaced
+from .model import Model
+
+__all__ = ["Drift", "drift"]
+
+
+class Drift(NamedTuple):
+    """One FTS016 finding before it becomes a check finding."""
+
+    severity: str
+    path: str
+    line: int
+    message: str
+
+
+def _option(spec_root: SpecRoot) -> str:
+    if spec_root.backend:
+        return f" -b {spec_root.backend}"
+    return f" --spec-root {spec_root.path}"
+
+
+def _key_line(lock: Lock, key: str) -> int:
+    needle = json.dumps(key, ensure_ascii=False) + ":"
+    at = lock.text.find(needle)
+    return lock.text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def drift(model: Model) -> Iterator[Drift]:
+    """What changed since each spec root's lock; nothing for a spec root without one."""
+    for spec_root in model.spec_roots:
+        if spec_root.mirror is None:
+            continue
+        lock = read(spec_root)
+        if lock is None:
+            continue
+        yield from _drift(model, spec_root, lock)
+
+
+def _drift(model: Model, spec_root: SpecRoot, lock: Lock) -> Iterator[Drift]:
+    again, rebase = (f"flagtree-spec {c}{_option(spec_root)}" for c in ("lock", "rebase"))
+    seen = set()
+    for override in overrides(model, spec_root):
+        seen.add(override.key)
+        locked = lock.overrides.get(override.key)
+        if locked is None and override.counterpart is None:
+            continue  # an added module: nothing to lock
+        if locked is None:
+            yield Drift(
+                "info",
+                override.path,
+                1,
+                f"{override.key} is not in {lock.path}, so a change of the version it shadows "
+                f"goes unnoticed; run '{again}'",
+            )
+            continue
+        if override.counterpart is None:
+            yield Drift(
+                "warning",
+                override.path,
+                1,
+                f"the {locked.get('counterpart', 'trunk')} file this override was made against "
+                "is gone (deleted or moved since the lock), so the override now adds a module; "
+                "move it along or delete it, then run " + f"'{again}'",
+            )
+            continue
+        try:
+            theirs = analyse(model.source(override.counterpart).text)
+            mine = analyse(model.source(override.path).text)
+        except (SyntaxError, ValueError):
+            continue  # FTS010 or an input error reports it
+        yield from _compare(override, locked, mine, theirs, again, rebase)
+    for key in sorted(set(lock.overrides) - seen):
+        yield Drift(
+            "info",
+            lock.path,
+            _key_line(lock, key),
+            f"{key} is locked, but the override is gone (deleted, or it no longer shadows "
+            f"anything); run '{again}' to drop the entry",
+        )
+
+
+def _compare(
+    override: Override,
+    locked: dict[str, Any],
+    mine: Analysis,
+    theirs: Analysis,
+    again: str,
+    rebase: str,
+) -> Iterator[Drift]:
+    label = override.label
+    who = "trunk" if label == "trunk" else label
+    definitions: Optional[dict[str, str]] = locked.get("definitions")
+    if mine.inherit_line is None:
+        if theirs.digest != locked["digest"]:
+            yield Drift(
+                "warning",
+                override.path,
+                1,
+                f"{who} changed {override.counterpart} since the lock: merge its changes with "
+                f"'{rebase}' (or review them and run '{again}')",
+            )
+        return
+    if definitions is None:
+        yield Drift(
+            "info",
+            override.path,
+            mine.inherit_line,
+            f"the lock records {override.key} as a whole-file override, but it inherits now; "
+            f"run '{again}'",
+        )
+        return
+    for name in sorted(set(definitions) | set(replaced(mine, theirs))):
+        ours = mine.after.get(name)
+        if ours is None:
+            continue  # no longer replaced: it flows in through inherit
+        line = ours.node.lineno
+        if name not in definitions:
+            yield Drift(
+                "info",
+                override.path,
+                line,
+                f"replaces {name!r}, which the lock does not record; run '{again}'",
+            )
+        elif name not in theirs.definitions:
+            effect = (
+                f"reading {name!r} before replacing it now fails"
+                if name in mine.captured
+                else "the replacement is dead (nothing below calls it by that name)"
+            )
+            yield Drift(
+                "warning",
+                override.path,
+                line,
+                f"{who} dropped or renamed {name!r} since this override replaced it: {effect}; "
+                "follow the rename or delete it",
+            )
+        elif theirs.definitions[name].digest != definitions[name] and name not in mine.captured:
+            yield Drift(
+                "warning",
+                override.path,
+                line,
+                f"{who} changed {name!r} since this override replaced it: merge the change with "
+                f"'{rebase}' (or review it and run '{again}')",
+            )
