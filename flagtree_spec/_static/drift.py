@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Optional
 
 from .._discovery import SpecRoot
 from .digest import Analysis, analyse
-from .lock import Lock, Override, overrides, read, replaced
+from .lock import Lock, Override, option, overrides, read, replaced
 from .model import Model
 
 __all__ = ["Drift", "drift"]
@@ -33,12 +33,6 @@ class Drift(NamedTuple):
     path: str
     line: int
     message: str
-
-
-def _option(spec_root: SpecRoot) -> str:
-    if spec_root.backend:
-        return f" -b {spec_root.backend}"
-    return f" --spec-root {spec_root.path}"
 
 
 def _key_line(lock: Lock, key: str) -> int:
@@ -59,7 +53,7 @@ def drift(model: Model) -> Iterator[Drift]:
 
 
 def _drift(model: Model, spec_root: SpecRoot, lock: Lock) -> Iterator[Drift]:
-    again, rebase = (f"flagtree-spec {c}{_option(spec_root)}" for c in ("lock", "rebase"))
+    again, rebase = (f"flagtree-spec {c}{option(spec_root)}" for c in ("lock", "rebase"))
     seen = set()
     for override in overrides(model, spec_root):
         seen.add(override.key)

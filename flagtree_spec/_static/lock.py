@@ -31,6 +31,7 @@ __all__ = [
     "build",
     "entry_for",
     "lock_path",
+    "option",
     "overrides",
     "read",
     "target",
@@ -54,6 +55,13 @@ class Override(NamedTuple):
 def lock_path(spec_root: SpecRoot) -> str:
     """Where the lock file of *spec_root* lives: at its top, next to a declaration."""
     return os.path.join(spec_root.path, LOCK_NAME)
+
+
+def option(spec_root: SpecRoot) -> str:
+    """The command-line option that names *spec_root* again: `` -b B`` or `` --spec-root DIR``."""
+    if spec_root.backend:
+        return f" -b {spec_root.backend}"
+    return f" --spec-root {spec_root.path}"
 
 
 def target(model: Model) -> SpecRoot:

@@ -96,7 +96,8 @@ def _rebase(args: argparse.Namespace) -> int:
         else:
             tail = f"wrote {written} file{'s' if written != 1 else ''}"
             if conflicts:
-                tail += "; resolve the conflict markers (<<<<<<<), then run 'flagtree-spec lock'"
+                again = f"flagtree-spec lock{lock.option(spec_root)}"
+                tail += f"; resolve the conflict markers (<<<<<<<), then run '{again}'"
         print(f"{summary}; {tail}", file=sys.stderr)
     return 1 if conflicts else 0
 

@@ -27,7 +27,17 @@ from typing import Any, NamedTuple, Optional
 from .._discovery import SpecRoot
 from . import git
 from .digest import Analysis, analyse, digest_text
-from .lock import Lock, Override, dumps, entry_for, lock_path, overrides, read, write_atomic
+from .lock import (
+    Lock,
+    Override,
+    dumps,
+    entry_for,
+    lock_path,
+    option,
+    overrides,
+    read,
+    write_atomic,
+)
 from .model import InputError, Model
 
 __all__ = ["Outcome", "apply", "plan"]
@@ -268,10 +278,10 @@ def plan(
     """What rebase would do to every locked override of *spec_root*; writes nothing."""
     lock = read(spec_root)
     if lock is None:
-        option = f"-b {spec_root.backend}" if spec_root.backend else f"--spec-root {spec_root.path}"
         raise InputError(
             f"no lock file {lock_path(spec_root)}: nothing records what the overrides were made "
-            f"against; run 'flagtree-spec lock {option}' first (before the trunk changes)"
+            f"against; run 'flagtree-spec lock{option(spec_root)}' first (before the trunk "
+            "changes)"
         )
     bases = _Base(model, old_trunk)
     outcomes = []
