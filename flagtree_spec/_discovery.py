@@ -507,14 +507,15 @@ def close_matches(name: str, names: Sequence[str]) -> list[str]:
 
 
 def looked_in(finder: _Finder, backend: str) -> list[str]:
-    """Where a backend is looked for, as a person would check by hand."""
+    """Where the spec roots of *backend* are looked for, highest priority first."""
     places = [
-        os.path.join(finder.rdir, "backends", backend),
+        os.path.join(finder.rdir, "backends", backend, "spec"),
         os.path.join(finder.rdir, "spec", backend),
     ]
     repo = finder.repo
     if repo is not None:
-        places.append(os.path.join(repo, "third_party", backend))
+        third = os.path.join(repo, "third_party", backend)
+        places += [os.path.join(third, "backend", "spec"), os.path.join(third, "python")]
     places.append(f"entry point {backend!r} in group {_entrypoints.GROUP}")
     return places
 

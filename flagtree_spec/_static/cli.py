@@ -3,7 +3,9 @@
 They build a :class:`~flagtree_spec._static.model.Model` from the trunk and spec
 roots named by the options (or detected), and never import or execute
 anything of the trunk or a backend.  Exit codes: 0 clean, 1 findings at
-error severity (``check``), 2 usage or input error.
+error severity (``check``) or a module that would not import (``which``), 2
+usage or input error (a backend named with ``--backend`` or
+``FLAGTREE_BACKEND`` that exists nowhere included).
 """
 
 from __future__ import annotations
@@ -93,6 +95,16 @@ def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Names
     return handler
 
 
+def _backends_present(model: Model, command: str) -> None:
+    """Stop (exit 2) on a named backend that exists nowhere or whose spec root is misplaced;
+    a notice for one that exists without a Python spec tree."""
+    for absent in model.absent:
+        if absent.fatal:
+            raise InputError(absent.message(model.root))
+    for absent in model.absent:
+        print(f"flagtree-spec {command}: notice: {absent.message(model.root)}", file=sys.stderr)
+
+
 def _report_problems(problems: Sequence[Problem]) -> None:
     for p in problems:
         print(f"{p.path}:{p.line}:{p.col}: input error: {p.message}", file=sys.stderr)
@@ -127,12 +139,15 @@ def _status(args: argparse.Namespace) -> int:
         "stack_source": model.stack_source,
         "auto": model.auto,
         "spec_roots": roots,
+        "absent": [a.as_dict() for a in model.absent],
     }
     if args.format == "json":
         _dump(data)
         return 0
     print(f"root package  {model.root}  ({model.rdir})")
     print(f"backend stack {','.join(model.stack) or 'none'}  ({model.stack_source})")
+    for absent in model.absent:
+        print("note          " + absent.message(model.root).replace("\n", "\n              "))
     if model.auto:
         print("mode          auto (every package is specialised)")
     if not roots:
@@ -165,14 +180,17 @@ def _module_name(model: Model, name: str) -> str:
 
 def _which(args: argparse.Namespace) -> int:
     model = _model(args)
+    _backends_present(model, "which")
     names = [_module_name(model, n) for n in args.modules]
     answers = [model.resolve(n) for n in names]
     _report_problems(model.problems)
+    # 2: the input was unusable; 1: a module named would not import.
+    code = 2 if model.problems else 1 if any(a.kind == "missing" for a in answers) else 0
     if args.format == "json":
         _dump(
             [{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers]
         )
-        return 2 if model.problems else 0
+        return code
     for a in answers:
         if a.kind == "missing":
             print(f"{a.name}: does not import ({a.reason})")
@@ -186,7 +204,7 @@ def _which(args: argparse.Namespace) -> int:
             if a.kind == "package":
                 state = "specialised" if a.specialised else "not specialised (no spec_path call)"
                 print(f"  package, {state}; __path__: {', '.join(a.path)}")
-    return 2 if model.problems else 0
+    return code
 
 
 # --------------------------------------------------------------------------- list
@@ -222,6 +240,7 @@ def _states(model: Model) -> list[dict[str, Any]]:
 
 def _list(args: argparse.Namespace) -> int:
     model = _model(args)
+    _backends_present(model, "list")
     rows = _states(model)
     _report_problems(model.problems)
     if args.format == "json":
@@ -265,7 +284,8 @@ def _check(args: argparse.Namespace) -> int:
     chosen = _codes(args.select, "--select")
     ignored = _codes(args.ignore, "--ignore")
     model = _model(args)
-    if not model.spec_roots:
+    _backends_present(model, "check")
+    if not model.spec_roots and not model.absent:
         print(
             f"flagtree-spec check: no spec root for {model.root} (backend stack "
             f"{','.join(model.stack) or 'none'}, {model.stack_source}); pass --backend B or "
@@ -275,16 +295,25 @@ def _check(args: argparse.Namespace) -> int:
     findings = select(check(model), chosen, ignored)
     _print_findings(findings, args.format)
     _report_problems(model.problems)
-    if args.format == "text" and findings:
-        counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "info")}
-        print(
-            ", ".join(f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items()),
-            file=sys.stderr,
-        )
+    print(_summary(model, findings), file=sys.stderr)
     if model.problems:
         return 2
     failing = ("error",) if args.fail_on == "error" else ("error", "warning")
     return 1 if any(f.severity in failing for f in findings) else 0
+
+
+def _summary(model: Model, findings: Sequence[Finding]) -> str:
+    """The last line of ``check``: counts by severity and the number of files checked."""
+    files = {entry.path for _, entry in model.mirror_files()}
+    files.update(r.hooks for r in model.spec_roots if r.hooks)
+    checked = f"in {len(files)} file{'s' if len(files) != 1 else ''}"
+    if not findings:
+        return f"0 findings {checked}"
+    counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "info")}
+    return (
+        ", ".join(f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items())
+        + f" {checked}"
+    )
 
 
 # --------------------------------------------------------------------------- diff
@@ -300,6 +329,7 @@ def _read(model: Model, path: str) -> list[str]:
 
 def _diff(args: argparse.Namespace) -> int:
     model = _model(args)
+    _backends_present(model, "diff")
     name = _module_name(model, args.module)
     module = model.resolve(name)
     if module.file is None:
@@ -393,8 +423,8 @@ def add_commands(commands: Any) -> None:
         help="which file each module would load, and what it shadows",
         description="Print the file each MODULE would load (a package's __init__) and the chain "
         "of candidates below it, highest first.\nJSON: a list of "
-        '{"module", "file", "candidates"}; file is null when the module would not import.\n\n'
-        + _DETECTION,
+        '{"module", "file", "candidates"}; file is null when the module would not import.\n'
+        "Exit code 1 when a MODULE would not import.\n\n" + _DETECTION,
         formatter_class=formatter,
     )
     parser.add_argument("modules", nargs="+", metavar="MODULE", help="full dotted module name")

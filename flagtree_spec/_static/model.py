@@ -37,6 +37,7 @@ from .. import _entrypoints
 from .._config import is_module_name, parse_stack, read_marker
 from .._discovery import SpecRoot, discover, explicit_roots
 from .._errors import SpecError
+from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
 from .source import Problem, Source, SpecPathCall
 
@@ -96,6 +97,8 @@ class Model:
             (r, os.path.normpath(os.path.abspath(r.mirror))) for r in self.spec_roots if r.mirror
         ]
         self.problems: list[Problem] = []
+        # Backends named on the command line that have no spec root (see .backends).
+        self.absent: list[Absent] = []
         self._folders: dict[str, Folder] = {}
         self._sources: dict[str, Source] = {}
         self._modules: dict[str, Module] = {}
@@ -490,7 +493,7 @@ def load(
         raise InputError(str(exc)) from None
     seen = {r.real for r in roots}
     roots.extend(r for r in found_roots.spec_roots if r.real not in seen)
-    return Model(
+    model = Model(
         root,
         rdir,
         roots,
@@ -498,3 +501,7 @@ def load(
         stack_source=source,
         auto=auto,
     )
+    if source in ("--backend", "FLAGTREE_BACKEND"):  # typed by a person; a marker is not judged
+        has_root = [r.backend for r in found_roots.spec_roots if r.backend]
+        model.absent = absent_backends(root, rdir, stack, source, has_root)
+    return model

@@ -37,7 +37,7 @@ def test_which_json_gives_file_and_candidates_highest_first(
         "--format",
         "json",
     )
-    assert code == 0
+    assert code == 1  # samepkg.nothing would not import
     mirror = repo / "third_party/vendor/backend/spec/samepkg"
     assert json.loads(out) == [
         {
@@ -348,7 +348,7 @@ def test_which_text_names_origin_shadowed_files_and_package_state(
         "samepkg.nothing: does not import (no folder on its parent's __path__ has it)",
         "samepkg.util.sub: does not import (its parent samepkg.util is a module, not a package)",
     ]
-    assert code == 0
+    assert code == 1  # samepkg.nothing would not import
 
 
 def test_which_text_of_package_that_never_calls_spec_path(
