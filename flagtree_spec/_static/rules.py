@@ -77,16 +77,14 @@ def rule(code: str, severity: str, summary: str) -> Callable[[type[Rule]], type[
 
 
 def _rel(model: Model, path: str) -> str:
-    """A short name of *path* for messages: relative to its mirror or the trunk."""
+    """A short name of the mirror file *path* for messages: relative to its mirror."""
     origin = model.origin_of(path)
-    top = model.mirror_of(origin) if origin is not None else model.rdir
-    if origin is None:
-        label = "trunk:"
-    elif origin.backend:
+    assert origin is not None
+    if origin.backend:
         label = f"{origin.backend}:"
     else:  # FLAGTREE_SPEC_PATH or --spec-root: no backend name, so name the folder
         label = f"{os.path.basename(os.path.normpath(origin.path))}:"
-    return label + os.path.join(model.root, os.path.relpath(path, top))
+    return label + os.path.join(model.root, os.path.relpath(path, model.mirror_of(origin)))
 
 
 def _dead_reason(mf: MirrorFile) -> str:

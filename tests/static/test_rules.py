@@ -58,3 +58,31 @@ def test_fts002_package_init_override_below_a_package_never_specialised_is_dead(
     assert [(c, p) for c, p, _ in found] == [("FTS002", override)]
     assert "package deadinit.plain never calls spec_path(__path__)" in found[0][2]
     assert code == 1
+
+
+def test_fts001_dead_override_in_a_spec_root_without_backend_is_named_by_its_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/namedpkg/__init__.py": SPEC,
+            "python/namedpkg/plain/__init__.py": "",
+            "python/namedpkg/plain/mod.py": "X = 1\n",
+            "extra/namedpkg/plain/mod.py": "X = 2\n",
+        },
+    )
+    code, out, _ = run(
+        capsys,
+        "check",
+        "--trunk",
+        str(tmp_path / "python/namedpkg"),
+        "--spec-root",
+        str(tmp_path / "extra"),
+        "--format",
+        "json",
+    )
+    [finding] = json.loads(out)["findings"]
+    assert finding["code"] == "FTS001"
+    assert finding["message"].startswith("extra:namedpkg/plain/mod.py never loads")
+    assert code == 1
