@@ -363,8 +363,10 @@ def minimize(
         neighbours = copy.stmts[max(at - 1, 0) : at] + copy.stmts[at + 1 : at + 2]
         if any(s.first <= o.last and o.first <= s.last for o in neighbours):
             return _whole(f"kept whole: {_line(lines, s)} shares a line with another", notes)
-    if not chosen and not deleted:
+    if not chosen and not deleted and base is None:
         return _whole("kept whole: no definition differs (only layout or comments)", notes)
+    if not chosen and not deleted:
+        notes.append("the backend changed nothing since the base: delete the override once read")
     text = _render(copy_text, lines, copy, chosen, rebound, trunk_side, deleted)
     failure = prove(copy_text, trunk_text, text, trunk_side, deleted)
     if failure:
