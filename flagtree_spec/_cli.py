@@ -15,7 +15,7 @@ from typing import Optional
 
 from . import __version__, _run
 from ._static import cli as _static_cli
-from ._static import lock_cli, migrate_cli
+from ._static import lock_cli
 
 __all__ = ["main"]
 
@@ -30,7 +30,6 @@ def build_parser() -> argparse.ArgumentParser:
     _run.add_commands(commands)
     _static_cli.add_commands(commands)
     lock_cli.add_commands(commands)
-    migrate_cli.add_commands(commands)
     return parser
 
 

@@ -23,6 +23,7 @@ from .._config import is_module_name
 from .check import CODES, Finding, check, excluded_by, select
 from .defdiff import DefinitionDiff, definition_diffs
 from .digest import analyse
+from .migrate_cli import add_commands as add_migrate
 from .model import InputError, Model, load
 from .source import Problem
 
@@ -406,7 +407,7 @@ _CHECK_EPILOG = (
 
 
 def add_commands(commands: Any) -> None:
-    """Register ``status``, ``which``, ``list``, ``check`` and ``diff``."""
+    """Register ``status``, ``which``, ``list``, ``check``, ``diff`` and ``migrate``."""
     formatter = argparse.RawDescriptionHelpFormatter
     parser = commands.add_parser(
         "status",
@@ -483,3 +484,5 @@ def add_commands(commands: Any) -> None:
     parser.add_argument("module", metavar="MODULE", help="full dotted module name")
     _common(parser)
     parser.set_defaults(handler=_guard(_diff))
+
+    add_migrate(commands)

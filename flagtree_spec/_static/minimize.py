@@ -372,6 +372,8 @@ def minimize(
     if failure:
         return _whole(f"kept whole: the minimized version could not be proven ({failure})", notes)
     reason = f"inherit(globals()) plus {len(kept)} changed name(s): {', '.join(sorted(kept))}"
+    if not kept:
+        reason = "inherit(globals())" + (f", deleting {', '.join(deleted)}" if deleted else " only")
     return Minimized(text, reason, tuple(notes), tuple(sorted(kept)))
 
 

@@ -193,9 +193,15 @@ def test_encoding_cookie_docstring_and_future_imports_stay_first() -> None:
     assert lines[4:7] == ["from flagtree_spec import inherit", "", "inherit(globals())"]
 
 
-def test_only_comments_differ_keeps_the_file_whole() -> None:
-    result = three(BASE.replace("import os\n", "import os  # note\n"), BASE)
-    assert result.text is None and "no definition differs" in result.reason
+def test_copy_the_backend_never_changed_becomes_a_bare_inherit() -> None:
+    trunk = BASE.replace("a + b", "b + a")
+    result = three(BASE, trunk)
+    assert result.text == "from flagtree_spec import inherit\n\ninherit(globals())\n"
+    assert result.reason == "inherit(globals()) only"
+    assert "the backend changed nothing since the base" in result.notes[0]
+    # Without a base nothing tells that: a copy lacking trunk's definitions stays whole.
+    alone = minimize(BASE, BASE + "\n\ndef newer():\n    pass\n", None, has_base=False)
+    assert alone.text is None and "no definition differs" in alone.reason
 
 
 def test_a_version_that_does_not_parse_keeps_the_file_whole() -> None:
