@@ -67,9 +67,9 @@ def main() -> dict[str, object]:
     y = torch.randn(N)
     a = 2.5
     report: dict[str, object] = {
-        "standard_file": standard.__file__,
+        "standard_file": standard.__spec__.origin,  # __file__ is the trunk file it inherits
         "standard_inherits": getattr(standard, "__inherits__", None),
-        "language_file": tl.__file__,
+        "language_file": tl.__spec__.origin,
         "fused_axpy_in_language": hasattr(tl, "fused_axpy"),
         "fused_axpy_exported": "fused_axpy" in tl.__all__,
     }

@@ -185,14 +185,17 @@ def active(root: str) -> ActiveState:
     The backend stack and where it came from, the spec roots, the hook
     modules (and whether they are loaded yet), the packages specialised so
     far, and the modules loaded from mirror trees so far as ``(name, file)``.
+    A module counts as loaded from a mirror by the file it was loaded from,
+    ``__spec__.origin``: an override that calls :func:`inherit` counts, although
+    its ``__file__`` is then the lower version's.
     """
     state = _state.state_of(_check_root(root, "active"))
-    mirrors = [r.mirror + os.sep for r in state.mirrors() if r.mirror]
+    mirrors = tuple(r.mirror + os.sep for r in state.mirrors() if r.mirror)
     loaded = []
     for name, module in list(sys.modules.items()):
         if name == root or name.startswith(root + "."):
-            where = getattr(module, "__file__", None)
-            if isinstance(where, str) and where.startswith(tuple(mirrors)):
+            where = getattr(getattr(module, "__spec__", None), "origin", None)
+            if isinstance(where, str) and where.startswith(mirrors):
                 loaded.append((name, where))
     return ActiveState(
         root=root,

@@ -57,8 +57,9 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
         _failures[name] = error
         _failure_causes[name] = exc
         raise error from exc
-    where = getattr(module, "__file__", None)
-    if where is None or os.path.realpath(where) != os.path.realpath(root.hooks):
+    # The file it was loaded from (__file__ names the lower version after inherit()).
+    where = getattr(getattr(module, "__spec__", None), "origin", None)
+    if not isinstance(where, str) or os.path.realpath(where) != os.path.realpath(root.hooks):
         error = SpecImportError(
             f"the hook module of {who} is {root.hooks}, but importing it as "
             f"{name!r} loaded {where!r}; a mirror tree or another package shadows that name"

@@ -44,18 +44,30 @@ def inherit(namespace: dict[str, Any]) -> str:
     its global name call the replacement.  A lower version that calls
     ``inherit(globals())`` itself chains further down.
 
-    While the lower version runs, ``__file__`` and ``__cached__`` are its own;
-    afterwards they are the override's again, and ``__inherits__`` holds the
-    lower file, which is also returned.  The override keeps its docstring, or
-    takes the lower one when it has none.  Package ``__init__`` overrides
-    inherit the trunk ``__init__`` the same way (its own
-    ``spec_path(__path__)`` then runs in the override's namespace).
+    ``__file__`` and ``__cached__`` become the lower version's and stay so
+    (after a chain of ``inherit`` calls, the lowest version that ran, usually
+    the trunk file), because inherited functions locate their data from
+    ``__file__`` when they are called: trunk code such as
+    ``open(os.path.join(os.path.dirname(__file__), "data.bin"))`` keeps
+    working.  ``__spec__.origin`` stays the override's file: use it for the
+    override's own folder (and :func:`trunk_path` for trunk data).
+    ``__inherits__`` holds the next lower file, which is also returned.  The
+    override keeps its docstring, or takes the lower one when it has none.
+    Package ``__init__`` overrides inherit the trunk ``__init__`` the same way
+    (its own ``spec_path(__path__)`` then runs in the override's namespace).
 
-    Limits: ``inspect.getsource`` of a *class* defined by the lower version
-    fails on CPython 3.9-3.12 and shows the override's file on 3.13
-    (functions are fine: their code objects carry the lower file name); a
-    lower function that reads ``__file__`` when called sees the override's
-    path.  Use :func:`trunk_path` for trunk data files.
+    The module is identified by ``__spec__.name``, so an override run as
+    ``python -m pkg.mod`` (``__name__ == "__main__"``) inherits too: while the
+    lower version runs, ``__name__`` is ``"pkg.mod"``, so its
+    ``if __name__ == "__main__":`` block does not run (the override's own
+    does, once), and the functions and classes it defines have
+    ``__module__ == "pkg.mod"``.
+
+    Limit: ``inspect.getsource`` of a *class* that the override itself
+    defines reads ``__file__``, the lower file: on CPython 3.9-3.12 it shows
+    the lower file's class of that name (or fails when there is none), on
+    3.13 the lines of the lower file at the class's line numbers.  Functions
+    are not affected: their code objects carry their own file name.
 
     Raises :class:`SpecError` when there is no lower version, when it is of
     another kind (a package for a module or the reverse, an extension
@@ -67,8 +79,14 @@ def inherit(namespace: dict[str, Any]) -> str:
             f"inherit() needs the module's namespace, inherit(globals()), not "
             f"{type(namespace).__name__} {namespace!r:.80}"
         )
-    name = namespace.get("__name__")
-    here = namespace.get("__file__")
+    spec = namespace.get("__spec__")
+    spec_name = getattr(spec, "name", None)
+    name = spec_name if isinstance(spec_name, str) else namespace.get("__name__")
+    running = _running.get(id(namespace))
+    # The file being executed: the lower file we set while it runs, else the override's.
+    here = namespace.get("__file__") if running else getattr(spec, "origin", None)
+    if not isinstance(here, str):
+        here = namespace.get("__file__")
     if not isinstance(name, str) or not isinstance(here, str):
         raise SpecError(
             "inherit(globals()) must be called from a module imported from a file "
@@ -112,7 +130,8 @@ def inherit(namespace: dict[str, Any]) -> str:
     lower_file = lower.origin
     assert lower_file is not None
     lower_key = _key(lower_file)
-    running = _running.get(id(namespace), [_key(here)])
+    if running is None:
+        running = [_key(here)]
     if lower_key in running:
         raise SpecError(
             f"inherit() in {name!r} forms a cycle: {here} and its lower version {lower_file} "
@@ -137,22 +156,25 @@ def inherit(namespace: dict[str, Any]) -> str:
             f"inherit() in {name!r}: the loader of the lower version {lower_file} "
             f"({type(lower.loader).__name__}) gives no code object to run"
         )
-    saved_file = namespace.get("__file__", _MISSING)
-    saved_cached = namespace.get("__cached__", _MISSING)
+    saved = {key: namespace.get(key, _MISSING) for key in ("__file__", "__cached__", "__name__")}
     own_doc = namespace.get("__doc__")
     namespace["__file__"] = lower_file
     namespace["__cached__"] = lower.cached
+    namespace["__name__"] = name  # not "__main__": the lower version's main block stays off
     running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)
     try:
         exec(code, namespace)
+    except BaseException:
+        _put(namespace, "__file__", saved["__file__"])
+        _put(namespace, "__cached__", saved["__cached__"])
+        raise
     finally:
         running.pop()
         if len(running) == 1:
             del _running[id(namespace)]
-        _put(namespace, "__file__", saved_file)
-        _put(namespace, "__cached__", saved_cached)
+        _put(namespace, "__name__", saved["__name__"])
         if own_doc is not None:
             namespace["__doc__"] = own_doc
     namespace["__inherits__"] = lower_file

@@ -339,3 +339,30 @@ def test_shadowed_hook_module_of_a_spec_path_root_names_the_spec_root(tmp_path):
     )
     assert out.startswith(f"the hook module of spec root {extra} is {extra}/__init__.py, but ")
     assert "backend None" not in out
+
+
+def test_shadowed_hook_module_that_inherits_it_is_still_detected_by_spec_origin(tmp_path):
+    # As above, but the shadowing override calls inherit(globals()) and so runs the
+    # real hook module: its __file__ names the hook file, its __spec__.origin does not.
+    extra = tmp_path / "shpkg" / "extra"
+    shadow = extra / "shpkg" / "extra" / "__init__.py"
+    shadow.parent.mkdir(parents=True)
+    (tmp_path / "shpkg" / "__init__.py").write_text(
+        "from flagtree_spec import spec_path\nspec_path(__path__)\n"
+    )
+    (extra / "__init__.py").write_text("def hook():\n    return 'hook'\n")
+    shadow.write_text("from flagtree_spec import inherit\ninherit(globals())\n")
+    out = scenario(
+        """
+        import json, sys, shpkg
+        from flagtree_spec import SpecImportError, spec
+        try:
+            spec("hook")
+        except SpecImportError as exc:
+            print(json.dumps([str(exc), sys.modules["shpkg.extra"].__file__]))
+        """,
+        path=[tmp_path],
+        env={"FLAGTREE_SPEC_PATH": str(extra)},
+    )
+    assert out[1] == str(extra / "__init__.py")  # what a check of __file__ would have trusted
+    assert f"importing it as 'shpkg.extra' loaded {str(shadow)!r}" in out[0]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import json
+import os
 import py_compile
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, scenario
+from conftest import FIXTURES, LIBRARY, NEUTRAL, clean_env, run_python, scenario
 
 REPO = FIXTURES / "inherit_repo"
 PY = REPO / "python"
@@ -25,6 +29,7 @@ CORE = """
         "inherits": c.__inherits__, "loaded_from": c.LOADED_FROM,
         "loaded_cached": c.LOADED_CACHED, "doc": c.__doc__, "origin": c.ORIGIN,
         "file_when_called": c.file_when_called(), "low_saw": c.LOW_SAW_FILE,
+        "spec_origin": c.__spec__.origin, "spec_name": c.__spec__.name,
     }))
 """
 
@@ -40,23 +45,29 @@ def test_inherit_trunk_functions_call_the_override_through_globals():
     assert out["api"] == "low+api"
 
 
-def test_inherit_file_is_lower_during_execution_and_override_after():
+def test_inherit_file_and_cached_are_the_lower_version_during_and_after_the_call():
     out = run(CORE, "low")
     assert out["loaded_from"] == str(TRUNK / "core.py")
     assert out["loaded_cached"] == importlib.util.cache_from_source(str(TRUNK / "core.py"))
-    assert out["file"] == str(LOW / "core.py")
-    assert out["cached"] == importlib.util.cache_from_source(str(LOW / "core.py"))
-    # The override's own code after the call sees its own file again.
-    assert out["low_saw"] == str(LOW / "core.py")
+    assert out["file"] == str(TRUNK / "core.py")
+    assert out["cached"] == importlib.util.cache_from_source(str(TRUNK / "core.py"))
+    # The override's own code after the call sees the lower file too.
+    assert out["low_saw"] == str(TRUNK / "core.py")
+
+
+def test_inherit_spec_origin_stays_the_override_file():
+    out = run(CORE, "low")
+    assert out["spec_origin"] == str(LOW / "core.py")
+    assert out["spec_name"] == "inhpkg.core"
 
 
 def test_inherit_records_lower_file_in_dunder_inherits():
     assert run(CORE, "low")["inherits"] == str(TRUNK / "core.py")
 
 
-def test_inherit_trunk_function_reading_file_when_called_sees_override_path():
-    # A documented limit (docs/inherit.md): module globals are the override's.
-    assert run(CORE, "low")["file_when_called"] == str(LOW / "core.py")
+def test_inherit_trunk_function_reading_file_when_called_sees_its_own_file():
+    # Trunk code that locates its data from __file__ when called keeps working.
+    assert run(CORE, "low")["file_when_called"] == str(TRUNK / "core.py")
 
 
 def test_inherit_override_keeps_its_own_docstring():
@@ -72,10 +83,13 @@ def test_inherit_chains_through_three_levels_of_a_stack():
     out = run(CORE, "top,mid,low")
     assert out["helper"] == "top>mid>low"
     assert out["api"] == "top>mid>low+api"
-    assert out["file"] == str(TOP / "core.py")
+    # __file__ is the lowest version that ran; __spec__.origin the override loaded.
+    assert out["file"] == str(TRUNK / "core.py")
+    assert out["spec_origin"] == str(TOP / "core.py")
     assert out["inherits"] == str(MID / "core.py")  # the next lower version only
     assert out["loaded_from"] == str(TRUNK / "core.py")
-    assert out["low_saw"] == str(LOW / "core.py")
+    assert out["low_saw"] == str(TRUNK / "core.py")
+    assert out["file_when_called"] == str(TRUNK / "core.py")
     assert out["doc"] == "Backend top's core."
 
 
@@ -91,14 +105,15 @@ def test_inherit_package_init_override_runs_trunk_init_and_its_spec_path():
         import json, inhpkg.sub as s, inhpkg.sub.leaf as leaf
         print(json.dumps({"path": list(s.__path__), "sub": s.SUB, "trunk_only": s.TRUNK_ONLY,
                           "doc": s.__doc__, "inherits": s.__inherits__, "file": s.__file__,
-                          "leaf": leaf.__file__}))
+                          "origin": s.__spec__.origin, "leaf": leaf.__file__}))
         """,
         "low",
     )
     assert out["sub"] == "low"
     assert out["trunk_only"] is True
     assert out["doc"] == "Backend low's sub package."
-    assert out["file"] == str(LOW / "sub" / "__init__.py")
+    assert out["file"] == str(TRUNK / "sub" / "__init__.py")
+    assert out["origin"] == str(LOW / "sub" / "__init__.py")
     assert out["inherits"] == str(TRUNK / "sub" / "__init__.py")
     # The trunk __init__'s spec_path(__path__) ran in the override's namespace.
     assert out["path"] == [str(LOW / "sub"), str(TRUNK / "sub")]
@@ -291,7 +306,7 @@ def test_inherit_finds_the_override_through_a_symlink_to_its_file(tmp_path):
         """,
         "low",
     )
-    assert out == [str(TRUNK / "core.py"), str(link), "trunk"]
+    assert out == [str(TRUNK / "core.py"), str(TRUNK / "core.py"), "trunk"]
 
 
 def test_inherit_from_a_file_that_is_no_version_on_the_path_is_spec_error(tmp_path):
@@ -308,3 +323,114 @@ def test_inherit_from_a_file_that_is_no_version_on_the_path_is_spec_error(tmp_pa
         "low",
     )
     assert "is not a version of inhpkg.core on inhpkg.__path__" in out
+
+
+def test_inherit_failing_lower_version_puts_file_back():
+    out = run(
+        """
+        import json, inhpkg.failing as m
+        print(json.dumps([m.ERROR, m.STARTED, m.__file__, m.__cached__,
+                          hasattr(m, "__inherits__")]))
+        """,
+        "low",
+    )
+    cached = importlib.util.cache_from_source(str(LOW / "failing.py"))
+    assert out == ["trunk failing", True, str(LOW / "failing.py"), cached, False]
+
+
+def run_module(module: str, backend: str) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE`` in a fresh interpreter under *backend*."""
+    env = clean_env({"FLAGTREE_BACKEND": backend})
+    env["PYTHONPATH"] = os.pathsep.join([str(PY), LIBRARY])
+    proc = subprocess.run(
+        [sys.executable, "-m", module],
+        env=env,
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_inherit_in_a_module_run_as_main_finds_versions_by_spec_name():
+    proc = run_module("inhpkg.tool", "low")
+    # The trunk's main block did not run; the override's ran once.
+    assert "trunk main block ran" not in proc.stdout
+    assert len(proc.stdout.strip().splitlines()) == 1
+    out = json.loads(proc.stdout)
+    assert out["ran"] == ["trunk body", "low main"]
+    assert out["greet"] == "trunk greet"
+    assert out["greet_module"] == "inhpkg.tool"
+    assert out["names"] == ["__main__", "__main__"]
+    assert out["file"] == str(TRUNK / "tool.py")
+    assert out["origin"] == str(LOW / "tool.py")
+    assert out["inherits"] == str(TRUNK / "tool.py")
+
+
+def test_inherit_trunk_module_run_as_main_runs_its_own_main_block():
+    proc = run_module("inhpkg.tool", "none")
+    assert proc.stdout == "trunk main block ran\n"
+
+
+def test_active_lists_an_inheriting_override_by_spec_origin():
+    out = run(
+        """
+        import json, flagtree_spec, inhpkg.core, inhpkg.shapes
+        print(json.dumps(flagtree_spec.active("inhpkg").loaded_from_mirrors))
+        """,
+        "low",
+    )
+    assert out == [["inhpkg.core", str(LOW / "core.py")], ["inhpkg.shapes", str(LOW / "shapes.py")]]
+
+
+def test_debug_log_names_the_inheriting_override_it_loaded():
+    proc = run_python(
+        "import inhpkg.core",
+        env={"FLAGTREE_BACKEND": "low", "FLAGTREE_SPEC_DEBUG": "1"},
+        path=[PY],
+    )
+    assert f"module inhpkg.core: loading from mirror {LOW / 'core.py'}" in proc.stderr
+    assert f"module inhpkg.core: {LOW / 'core.py'} inherits {TRUNK / 'core.py'}" in proc.stderr
+
+
+SOURCES = """
+    import inspect, json, inhpkg.shapes as s
+
+    def source(obj):
+        try:
+            return inspect.getsource(obj)
+        except OSError as exc:
+            return f"OSError: {exc}"
+
+    print(json.dumps({
+        "square": source(s.Square), "hexagon": source(s.Hexagon), "circle": source(s.Circle),
+        "perimeter": source(s.perimeter), "area": source(s.area),
+        "square_line": getattr(s.Square, "__firstlineno__", None),
+    }))
+"""
+
+
+def test_inherit_getsource_of_functions_and_lower_classes_is_right():
+    out = run(SOURCES, "low")
+    assert out["perimeter"] == "def perimeter(side):\n    return Square.sides * side\n"
+    assert out["area"] == "def area(side):\n    return side * side\n"
+    assert out["circle"] == "class Circle:\n    sides = 0\n"
+
+
+def test_inherit_getsource_of_a_class_the_override_defines_reads_the_lower_file():
+    # The documented limit, pinned per version so that a change is noticed.
+    out = run(SOURCES, "low")
+    trunk_lines = (TRUNK / "shapes.py").read_text().splitlines(keepends=True)
+    if sys.version_info >= (3, 13):
+        # The class's own line numbers (__firstlineno__), read in the lower file.
+        first = out["square_line"]
+        assert first == 7  # class Square in the override
+        assert out["square"].splitlines(keepends=True)[0] == trunk_lines[first - 1]
+        assert "backend" not in out["square"]
+        assert out["hexagon"] == "OSError: lineno is out of bounds"
+    else:
+        # The lower file's class of the same name, or none.
+        assert out["square"] == "class Square:\n    sides = 4\n"
+        assert out["hexagon"] == "OSError: could not find class definition"
