@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, run_python
@@ -449,3 +450,90 @@ def test_flagtree_run_rejects_bad_input(flagtree_run):
         flagtree_run("m:f", backend="a,,b")
     with pytest.raises(ChildError, match="is not 'module:function'"):
         flagtree_run(":f")
+
+
+# --------------------------------------------------------------------------- in-process pieces
+
+
+def test_environment_backend_with_a_bad_value_is_left_to_the_runtime(project, monkeypatch):
+    # The plugin is not asked: FLAGTREE_BACKEND is the runtime's to judge, where it is used.
+    monkeypatch.setenv("FLAGTREE_BACKEND", "../x")
+    project.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = run(project, "test_nothing.py", "--noconftest")
+    result.assert_outcomes(passed=1)
+    assert "flagtree_spec" not in result.stdout.str()
+
+
+def _requested(backend: str) -> Any:
+    from flagtree_spec.pytest_plugin import _Settings
+
+    settings = _Settings()
+    settings.backend, settings.source = backend, "--flagtree-backend"
+    settings.stack = tuple(backend.split(","))
+    return settings
+
+
+def test_activate_before_the_session_is_a_usage_error(request, plugpkg_path):
+    from flagtree_spec import activate
+    from flagtree_spec.pytest_plugin import _check_imported
+
+    activate("slow")
+    with pytest.raises(pytest.UsageError, match=r"activate\(\) was called before pytest"):
+        _check_imported(request.config, _requested("fast"))
+
+
+def test_backend_that_contradicts_the_marker_of_an_imported_root_is_a_usage_error(
+    request, plugpkg_path, monkeypatch
+):
+    from flagtree_spec.pytest_plugin import _check_imported
+
+    monkeypatch.syspath_prepend(str(FIXTURES / "marker_file" / "site-packages"))
+    import mkpkg  # noqa: F401  (its build-time marker names gamma)
+
+    monkeypatch.setenv("FLAGTREE_BACKEND", "fast")
+    with pytest.raises(pytest.UsageError, match="contradicts the build-time marker"):
+        _check_imported(request.config, _requested("fast"))
+
+
+def test_importer_is_named_by_the_module_that_refers_to_the_root_package(
+    request, plugpkg_path, monkeypatch
+):
+    import types
+
+    import plugpkg.ops
+
+    from flagtree_spec import install
+    from flagtree_spec.pytest_plugin import _importers
+
+    class Opaque:
+        @property
+        def __module__(self):  # type: ignore[override]
+            raise RuntimeError("no")
+
+    holder = types.ModuleType("holder")
+    holder.kind = plugpkg.ops.kind  # type: ignore[attr-defined]
+    holder.opaque = Opaque()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "holder", holder)
+    assert "module holder (no file)" in _importers("plugpkg", request.config)
+    request.config.pluginmanager.register(holder, "someplugin")
+    try:
+        text = _importers("plugpkg", request.config)
+    finally:
+        request.config.pluginmanager.unregister(holder)
+    assert "pytest plugin 'someplugin' (module holder, no file)" in text
+    monkeypatch.delitem(sys.modules, "holder")
+    monkeypatch.setenv("FLAGTREE_SPEC_AUTO", "plugpkg")
+    install("plugpkg")
+    assert "auto mode from FLAGTREE_SPEC_AUTO" in _importers("plugpkg", request.config)
+
+
+def test_report_names_a_root_it_cannot_resolve_and_a_root_without_mirror(plugpkg_path):
+    from flagtree_spec._static.usage import build_report, format_report
+
+    report = build_report(["nosuchpkg", "plugpkg"], (), set(), set())
+    assert report["roots"][0]["root"] == "nosuchpkg"
+    assert "is not importable" in report["roots"][0]["error"]
+    assert report["roots"][1]["modules"] == []  # no backend: no mirror tree
+    lines = format_report(report)
+    assert lines[0].startswith("root package nosuchpkg: root package 'nosuchpkg' is not")
+    assert lines[-1] == "  no mirror tree: nothing to load"
