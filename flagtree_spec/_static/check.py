@@ -1,4 +1,4 @@
-"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS014).
+"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS018).
 
 :func:`check` runs every rule of the registry in :mod:`.rules` over a
 :class:`~flagtree_spec._static.model.Model`, which reads and parses every file

@@ -304,7 +304,9 @@ class Model:
         if found is not None:
             return found
         found = []
-        skip = _under(top, self.rdir)
+        # Walking the trunk: leave out the spec roots that lie inside it (installed
+        # layouts); walking a mirror tree that lies there: keep all of it.
+        skip = _under(top, self.rdir) and not self._inside_spec_root(top)
         pending: list[tuple[str, str, tuple[str, ...]]] = [
             (top, self.root, (os.path.realpath(top),))
         ]

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
-from .._discovery import SpecRoot
+from .._config import read_declaration
+from .._discovery import SpecRoot, close_matches
 from .drift import drift
 from .model import Model, Module
 from .source import Source
@@ -135,11 +137,69 @@ def _hook_sources(model: Model) -> Iterator[tuple[SpecRoot, str, Source]]:
 # --------------------------------------------------------------------------- the rules
 
 
+# Per model: whether no package of the trunk calls spec_path (computed once), and the
+# files that are dead for that reason alone (reported once, by FTS001's model()).
+_unmodified: weakref.WeakKeyDictionary[Model, bool] = weakref.WeakKeyDictionary()
+_dead_in_unmodified: weakref.WeakKeyDictionary[Model, list[str]] = weakref.WeakKeyDictionary()
+
+
+def _trunk_unmodified(model: Model) -> bool:
+    """Whether no package of the trunk calls ``spec_path`` and auto mode is not assumed.
+
+    Then every override is dead, and editing files of an installed trunk is
+    not the fix: auto mode (``flagtree-spec run``, ``install()``) is.
+    """
+    found = _unmodified.get(model)
+    if found is None:
+        found = not model.auto and not any(
+            m.kind == "package" and m.specialised for m in model.modules()
+        )
+        _unmodified[model] = found
+    return found
+
+
+def _dead_for_unmodified_trunk(mf: MirrorFile) -> bool:
+    """Record and skip a dead file that is dead only because the trunk is unmodified."""
+    if mf.state != "dead" or not _trunk_unmodified(mf.model):
+        return False
+    parent = mf.model.resolve(mf.entry.name.rpartition(".")[0])
+    if parent.kind == "module":
+        return False  # dead for another reason: its package is a module
+    _dead_in_unmodified.setdefault(mf.model, []).append(mf.entry.path)
+    return True
+
+
+def _installed(path: str) -> bool:
+    parts = os.path.normpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
 @rule("FTS001", "error", "dead override: its package is never specialised, so it never loads")
 class DeadOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
-        if mf.state == "dead" and mf.entry.kind != "init":
+        if mf.state == "dead" and mf.entry.kind != "init" and not _dead_for_unmodified_trunk(mf):
             yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        dead = sorted(_dead_in_unmodified.pop(model, []))
+        if not dead:
+            return
+        init = os.path.join(model.rdir, "__init__.py")
+        fix = (
+            "The trunk is installed: editing its files is not the fix"
+            if _installed(model.rdir)
+            else f"Or add 'spec_path(__path__)' to {init} and the packages the overrides are in"
+        )
+        files = f"{len(dead)} file{'s' if len(dead) != 1 else ''}"
+        yield Hit(
+            dead[0],
+            1,
+            1,
+            f"the trunk looks unmodified: no package of {model.root} calls spec_path(__path__), "
+            f"so no override loads ({files} in the mirror trees) unless auto mode specialises "
+            "the trunk; 'check --auto' models 'flagtree-spec run' (and install()), which does "
+            f"that. {fix}",
+        )
 
 
 @rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")
@@ -154,7 +214,7 @@ class PackageInitOverride(Rule):
                 f"override of the root package's own __init__ ({mf.entry.name}) never loads: the "
                 "root package is found on sys.path, never in a mirror; move its code into a module",
             )
-        elif mf.state == "dead" and mf.entry.kind == "init":
+        elif mf.state == "dead" and mf.entry.kind == "init" and not _dead_for_unmodified_trunk(mf):
             yield Hit(path, 1, 1, _dead_reason(mf))
         elif mf.state == "live" and mf.entry.kind == "init" and not module.specialised:
             hidden = [
@@ -294,7 +354,12 @@ class OwnFile(Rule):
 @rule("FTS008", "info", "module added by the backend")
 class AddedModule(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
-        if mf.state == "live" and mf.lower is None and mf.model.trunk_only(mf.entry.name) is None:
+        if (
+            mf.state == "live"
+            and mf.lower is None
+            and mf.model.trunk_only(mf.entry.name) is None
+            and not _inherits(mf)
+        ):
             yield Hit(
                 mf.entry.path,
                 1,
@@ -315,8 +380,10 @@ class UnmatchedHook(Rule):
             return
         defined: set[str] = set()
         definitions: list[tuple[str, str, int, int]] = []
+        unparsable = False
         for _, path, source in _hook_sources(model):
-            if source.tree is None:  # FTS010
+            if source.tree is None:  # FTS010 says why nothing in it is defined
+                unparsable = True
                 continue
             defined.update(source.facts().defined)
             definitions.extend(
@@ -330,7 +397,7 @@ class UnmatchedHook(Rule):
             assert module.file is not None
             for name, line, col in source.hook_calls():
                 called.add(name)
-                if name not in defined:
+                if name not in defined and not unparsable:
                     yield Hit(
                         module.file,
                         line,
@@ -449,3 +516,167 @@ class DriftSinceLock(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
         for found in drift(model):
             yield Hit(found.path, found.line, 1, found.message, found.severity)
+
+
+def _inherits(mf: MirrorFile) -> bool:
+    return mf.parsed is not None and mf.parsed.facts().inherits
+
+
+def _inherit_line(source: Source) -> int:
+    """The line of the first top-level ``inherit(...)`` call (1 when it is elsewhere)."""
+    assert source.tree is not None
+    for node in source.tree.body:
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and _call_name(node.value.func) == "inherit"
+        ):
+            return node.lineno
+    return 1
+
+
+def _call_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def _trunk_names(model: Model) -> list[str]:
+    """The modules and packages the trunk has (what an override can inherit from)."""
+    return [e.name for e in model.tree(model.rdir) if e.kind in ("file", "init")]
+
+
+def _close_trunk_module(model: Model, name: str) -> list[str]:
+    """Trunk modules whose name is close to *name*: in the same package, else the same
+    module name in another package."""
+    parent, _, last = name.rpartition(".")
+    names = [n for n in _trunk_names(model) if n != model.root]
+    siblings = {n.rpartition(".")[2]: n for n in names if n.rpartition(".")[0] == parent}
+    found = [siblings[m] for m in close_matches(last, list(siblings))]
+    return found or [n for n in names if n.rpartition(".")[2] == last]
+
+
+@rule("FTS017", "error", "a mirror module calls inherit() but has no lower version")
+class InheritWithoutLower(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state != "live" or mf.lower is not None or not _inherits(mf):
+            return
+        assert mf.parsed is not None
+        name, model = mf.entry.name, mf.model
+        what = (
+            f"{name} calls inherit(globals()) but has no lower version (no trunk module, no "
+            "lower backend's override), so importing it raises SpecError"
+        )
+        if mf.entry.kind == "init":
+            what += (
+                "; a mirror folder's __init__.py is a package-init override, and a mirror folder "
+                "needs none: delete it, or the inherit() call"
+            )
+        else:
+            matches = _close_trunk_module(model, name)
+            if matches:
+                lower = model.trunk_only(matches[0])
+                what += f"; did you mean {matches[0]} ({lower})? Rename this file"
+            else:
+                what += "; for a module trunk does not have, delete the inherit() call"
+        yield Hit(mf.entry.path, _inherit_line(mf.parsed), 1, what)
+
+
+@rule(
+    "FTS018",
+    "warning",
+    "a .py file in a spec root that belongs to no mirror tree and is not part of the hook package",
+)
+class StrayFile(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        trunk = set(_trunk_names(model))
+        for spec_root in model.spec_roots:
+            if spec_root.kind == "legacy":
+                continue  # a whole-tree copy: its other files are the old layout's
+            mirror = model.mirror_of(spec_root) if spec_root.mirror else None
+            used = _hook_package_files(model, spec_root)
+            for path in _python_files(spec_root.path, mirror):
+                if path in used:
+                    continue
+                yield Hit(path, 1, 1, _stray_message(model, spec_root, path, trunk))
+
+
+def _python_files(top: str, mirror: str | None) -> Iterator[str]:
+    """The ``.py`` files below *top*, outside the mirror tree *mirror*."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d != "__pycache__"
+            and os.path.normpath(os.path.abspath(os.path.join(dirpath, d))) != mirror
+        )
+        for filename in sorted(filenames):
+            if filename.endswith(".py"):
+                yield os.path.normpath(os.path.join(dirpath, filename))
+
+
+def _hook_package_files(model: Model, spec_root: SpecRoot) -> set[str]:
+    """The hook module and every file of its package that it imports, directly or not."""
+    if not spec_root.hooks:
+        return set()
+    hooks = os.path.normpath(spec_root.hooks)
+    used = {hooks}
+    if not spec_root.hooks_package or spec_root.hook_name is None:
+        return used
+    package, folder = spec_root.hook_name, os.path.dirname(hooks)
+    pending = [(hooks, package)]
+    while pending:
+        path, inside = pending.pop()
+        source = model.source(path)
+        if source.tree is None:
+            continue
+        targets = [
+            t
+            for imp in source.imports(inside)
+            for t in (imp.module, *(f"{imp.module}.{n}" for n in imp.names))
+        ]
+        targets += [
+            alias.name
+            for node in ast.walk(source.tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        ]
+        for target in targets:
+            if not target.startswith(package + "."):
+                continue
+            rest = target[len(package) + 1 :].split(".")
+            for candidate, sub in (
+                (os.path.join(folder, *rest) + ".py", ".".join(rest[:-1])),
+                (os.path.join(folder, *rest, "__init__.py"), ".".join(rest)),
+            ):
+                candidate = os.path.normpath(candidate)
+                if candidate not in used and os.path.isfile(candidate):
+                    used.add(candidate)
+                    pending.append((candidate, ".".join(filter(None, [package, sub]))))
+    return used
+
+
+def _stray_message(model: Model, spec_root: SpecRoot, path: str, trunk: set[str]) -> str:
+    """Why *path* never loads, and the mirror path it probably meant."""
+    rel = os.path.relpath(path, spec_root.path)
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    where = spec_root.backend or spec_root.path
+    text = (
+        f"belongs to no mirror tree of {where} and the hook module never imports it, so Python "
+        "never loads it"
+    )
+    declared = read_declaration(spec_root.path) if spec_root.declaration else None
+    if declared is not None and "mirror" in declared.given and declared.mirror is None:
+        return f"{text} ({declared.path} declares no mirror tree)"
+    mirror = os.path.join(spec_root.path, model.root)
+    if spec_root.mirror is not None:
+        mirror = model.mirror_of(spec_root)
+    if parts and ".".join([model.root, *parts]) in trunk:
+        # The root package's level left out: spec/sub/calc.py for spec/R/sub/calc.py.
+        return f"{text}; did you mean {os.path.join(mirror, rel)}?"
+    if len(parts) > 1 and close_matches(parts[0], [model.root]):
+        # The root package's name misspelled.
+        return f"{text}; did you mean {os.path.join(mirror, *rel.split(os.sep)[1:])}?"
+    return f"{text}; an override goes into the mirror tree {mirror}, laid out like the trunk"

@@ -462,3 +462,148 @@ def test_fts004_skips_imports_only_type_checkers_run(
         "inherit(globals())"
     ]
     assert code == 1
+
+
+def test_fts017_inherit_without_lower_version_names_the_close_trunk_module(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = "fts017_inherit_without_lower"
+    code, found = findings(capsys, scenario)
+    assert only(found, "FTS017") == [
+        ("error", spec(scenario, "inhlpkg/extras.py"), 4, 1),
+        ("error", spec(scenario, "inhlpkg/nsdir/__init__.py"), 4, 1),
+        ("error", spec(scenario, "inhlpkg/opps.py"), 4, 1),
+    ]
+    messages = {Path(f["path"]).name: f["message"] for f in found if f["code"] == "FTS017"}
+    ops = trunk(scenario, "inhlpkg", "ops.py")
+    assert f"did you mean inhlpkg.ops ({ops})? Rename this file" in messages["opps.py"]
+    assert "importing it raises SpecError" in messages["opps.py"]
+    assert "did you mean" not in messages["extras.py"]
+    assert "delete the inherit() call" in messages["extras.py"]
+    assert "a mirror folder's __init__.py is a package-init override" in messages["__init__.py"]
+    # An inheriting module with nothing below is not reported as an added module.
+    assert not only(found, "FTS008")
+    assert code == 1
+
+
+def test_fts018_python_file_outside_mirror_tree_and_hook_package_names_the_path_meant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = "fts018_stray_file"
+    code, found = findings(capsys, scenario)
+    assert only(found, "FTS018") == [
+        ("warning", spec(scenario, "straypk/sub/calc.py"), 1, 1),
+        ("warning", spec(scenario, "sub/calc.py"), 1, 1),
+        ("warning", spec(scenario, "tools/regen.py"), 1, 1),
+    ]
+    messages = {f["path"]: f["message"] for f in found if f["code"] == "FTS018"}
+    meant = spec(scenario, "straypkg/sub/calc.py")
+    # The root package's level left out, or misspelled: the path it probably meant.
+    assert messages[spec(scenario, "sub/calc.py")].endswith(f"did you mean {meant}?")
+    assert messages[spec(scenario, "straypk/sub/calc.py")].endswith(f"did you mean {meant}?")
+    assert "an override goes into the mirror tree" in messages[spec(scenario, "tools/regen.py")]
+    # helpers.py is imported by the hook package; kernel.h and NOTES.txt are not judged.
+    assert spec(scenario, "helpers.py") not in messages
+    assert code == 0  # warnings only
+
+
+def test_fts018_skips_files_that_the_hook_package_imports_through_subpackages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC,
+            VENDOR + "__init__.py": "from .impl import run\nimport os\n",
+            VENDOR + "impl/__init__.py": "from .core import run\n",
+            VENDOR + "impl/core.py": "from ..util import helper\n\ndef run():\n    return helper\n",
+            VENDOR + "util.py": "helper = 1\n",
+            VENDOR + "unused.py": "",
+            VENDOR + "flagtree_spec.json": '{"exclude": []}',
+        },
+    )
+    code, out, _ = run(
+        capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--select", "FTS018"
+    )
+    assert out.splitlines() == [
+        f"{tmp_path / VENDOR / 'unused.py'}:1:1: FTS018 belongs to no mirror tree of vendor and "
+        "the hook module never imports it, so Python never loads it; an override goes into "
+        f"the mirror tree {tmp_path / VENDOR / 'hpkg'}, laid out like the trunk"
+    ]
+    assert code == 0
+
+
+def test_fts018_in_a_spec_root_whose_declaration_has_no_mirror_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": SPEC,
+            VENDOR + "__init__.py": "",
+            VENDOR + "hpkg/fragment.py": "",
+            VENDOR + "flagtree_spec.json": '{"mirror": null}',
+        },
+    )
+    code, out, _ = run(
+        capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--select", "FTS018"
+    )
+    assert out.endswith(f"({tmp_path / VENDOR / 'flagtree_spec.json'} declares no mirror tree)\n")
+    assert code == 0
+
+
+def test_fts009_is_not_reported_for_a_hook_module_that_does_not_parse(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts009_unparsable_hooks")
+    assert [f["code"] for f in found] == ["FTS010"]
+    assert code == 1
+
+
+def test_unmodified_installed_trunk_without_auto_is_one_finding_that_names_auto_mode(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    trunk_dir = CHECK / "unmodified_trunk" / "site-packages" / "umpkg"
+    argv = ["check", "--trunk", str(trunk_dir), "-b", "vendor", "--format", "json"]
+    code, out, _ = run(capsys, *argv)
+    [finding] = json.loads(out)["findings"]
+    assert finding["code"] == "FTS001" and code == 1
+    assert finding["message"].startswith(
+        "the trunk looks unmodified: no package of umpkg calls spec_path(__path__), so no "
+        "override loads (2 files in the mirror trees) unless auto mode specialises the trunk; "
+        "'check --auto' models 'flagtree-spec run'"
+    )
+    assert "The trunk is installed: editing its files is not the fix" in finding["message"]
+    code, out, _ = run(capsys, *argv, "--auto")
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["FTS008"]
+    assert code == 0
+
+
+def test_unmodified_source_trunk_names_the_init_to_edit_as_well(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/hpkg/__init__.py": "",
+            "python/hpkg/mod.py": "",
+            VENDOR + "hpkg/mod.py": "X = 1\n",
+        },
+    )
+    code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor")
+    assert "the trunk looks unmodified" in out
+    assert f"Or add 'spec_path(__path__)' to {tmp_path / 'python/hpkg/__init__.py'}" in out
+    assert code == 1
+
+
+def test_installed_layout_mirror_tree_inside_the_trunk_is_listed_and_checked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    installed = CHECK.parent / "installed" / "site-packages" / "instpkg"
+    code, out, _ = run(capsys, "list", "--trunk", str(installed), "-b", "gamma")
+    mirror = installed / "backends" / "gamma" / "spec" / "instpkg"
+    assert out.splitlines() == [
+        f"override  instpkg.runtime.jit  {mirror / 'runtime/jit.py'}  "
+        f"(shadows {installed / 'runtime/jit.py'})"
+    ]
+    assert code == 0

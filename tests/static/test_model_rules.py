@@ -27,7 +27,7 @@ def which(capsys: pytest.CaptureFixture[str], repo: Path, *names: str) -> dict[s
     code, out, err = run(
         capsys, "which", *names, "--repo", str(repo), "-b", "vendor", "--format", "json"
     )
-    assert code == 0, err
+    assert code in (0, 1), err  # 1: a module named would not import
     return {a["module"]: (a["file"], a["candidates"]) for a in json.loads(out)}
 
 
