@@ -123,6 +123,13 @@ def activate(
 
         with activate("mthreads"):
             ...
+
+    One exception: the first hook module imported under a private name
+    (``flagtree_spec._hooks.<backend>_<digest>``, every hook module outside
+    its root package) appends ``flagtree_spec._hooks.HookFinder`` to
+    ``sys.meta_path``, where it stays for the rest of the process, also after
+    the ``with`` block ends.  It answers only the private names of the hook
+    modules of the current state and returns ``None`` for every other import.
     """
     stack = _state.parse_backend(backend)
     if root is not None and (not isinstance(root, str) or "." in root or not is_module_name(root)):

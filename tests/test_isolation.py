@@ -5,6 +5,12 @@ What is compared, by identity and by equality: ``sys.meta_path``,
 (``_activate._snapshot()``) and the ``__path__`` of every package touched.
 Modules imported in between stay in ``sys.modules``.  Each
 scenario runs in a fresh interpreter.
+
+One thing is not undone, by design: ``flagtree_spec._hooks.HookFinder``
+joins the end of ``sys.meta_path`` when the first private hook module is
+imported, and stays.  The scenarios below import ``flagtree_spec._hooks``
+before their first snapshot, so it is in both;
+``test_hook_finder_stays_on_meta_path_after_activate_ends`` states the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ ALPHA = SOURCE / "third_party" / "alpha" / "backend" / "spec" / "fixpkg"
 
 SNAPSHOT = """
 import json, sys, importlib
-import flagtree_spec._hooks  # its finder joins sys.meta_path once, when first imported
+import flagtree_spec._hooks  # its finder joins sys.meta_path when first imported, and stays
 from flagtree_spec import _activate, _calls
 
 def snapshot(packages):
@@ -110,6 +116,42 @@ print(json.dumps(levels))
         env={"FLAGTREE_BACKEND": "alpha"},
     )
     assert out == [[str(TRUNK / "runtime")], True, True]
+
+
+def test_hook_finder_stays_on_meta_path_after_activate_ends():
+    out = scenario(
+        """
+        import json, sys
+        import fixpkg.runtime
+        from flagtree_spec import activate, spec
+        first = "flagtree_spec._hooks" in sys.modules
+        before = list(sys.meta_path)
+        with activate("alpha"):
+            spec("add_one", 1)  # imports alpha's hook module as flagtree_spec._hooks.alpha_...
+            from flagtree_spec._hooks import HookFinder
+            hook_modules = [n for n in sys.modules if n.startswith("flagtree_spec._hooks.")]
+            inside = HookFinder.find_spec(hook_modules[0]) is not None
+        after = list(sys.meta_path)
+        print(json.dumps({
+            "imported before": first,
+            "added": [f"{f.__module__}.{f.__qualname__}" for f in after if f not in before],
+            "rest unchanged": after[:-1] == before,
+            "last": after[-1] is HookFinder,
+            "answers": [HookFinder.find_spec(n) is None for n in ("json", "fixpkg.runtime.jit")],
+            "finds its module": [inside, HookFinder.find_spec(hook_modules[0]) is not None],
+        }))
+        """,
+        env={"FLAGTREE_BACKEND": "none"},
+    )
+    assert out == {
+        "imported before": False,
+        "added": ["flagtree_spec._hooks.HookFinder"],
+        "rest unchanged": True,
+        "last": True,
+        "answers": [True, True],
+        # It finds the hook module while a state names it, not after the block.
+        "finds its module": [True, False],
+    }
 
 
 UNMOD = FIXTURES / "unmodified"
