@@ -20,7 +20,7 @@ import ast
 import os
 import weakref
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 
 from .._config import read_declaration
 from .._discovery import SpecRoot, close_matches
@@ -333,22 +333,109 @@ class ExcludedOverride(Rule):
             )
 
 
-@rule("FTS007", "warning", "override derives paths from its own __file__")
+@rule("FTS007", "warning", "override derives paths from __file__")
 class OwnFile(Rule):
+    """``__file__`` in an override names its own file, or after ``inherit()`` the lower one.
+
+    In an override that calls ``inherit(globals())``, ``__file__`` is the
+    override's own file before the call and the lowest version that ran after
+    it, so a read at module level after the call, and any read in a function
+    body (which runs later), sees the lower file.
+    """
+
+    _ADVICE = (
+        "use os.path.dirname(__spec__.origin) for the override's own folder and "
+        "flagtree_spec.trunk_path(__package__, ...) for trunk data"
+    )
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         source = mf.parsed
         if mf.state != "live" or source is None or "__file__" not in source.text:
             return
         assert source.tree is not None
-        for node in ast.walk(source.tree):
-            if isinstance(node, ast.Name) and node.id == "__file__":
-                yield Hit(
-                    mf.entry.path,
-                    node.lineno,
-                    node.col_offset + 1,
+        call = _first_inherit(source.tree)
+        lower = ""
+        for node, in_function in sorted(
+            _file_reads(source.tree), key=lambda r: (r[0].lineno, r[0].col_offset)
+        ):
+            if call is None:
+                message = (
                     "derives a path from its own __file__, which is in the mirror tree; use "
-                    "flagtree_spec.trunk_path(__package__, ...) to reach trunk files",
+                    "flagtree_spec.trunk_path(__package__, ...) to reach trunk files"
                 )
+            elif not in_function and (node.lineno, node.col_offset) < call:
+                message = (
+                    "reads __file__ before inherit(), where it is this override's own file in "
+                    f"the mirror tree (after the call it is the lower version's); {self._ADVICE}"
+                )
+            else:
+                where = (
+                    "in a function, which runs after inherit()"
+                    if in_function
+                    else "after inherit()"
+                )
+                lower = lower or _lowest_that_runs(mf)
+                message = (
+                    f"reads __file__ {where}: it is then the lower version's file ({lower}), "
+                    f"not this override's; {self._ADVICE}"
+                )
+            yield Hit(mf.entry.path, node.lineno, node.col_offset + 1, message)
+
+
+def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
+    """Position of the first ``inherit(...)`` call that runs at import time, if any."""
+    found: list[tuple[int, int]] = []
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue  # its body runs when called, not at import time
+        if isinstance(node, ast.Call) and _called_name(node.func) == "inherit":
+            found.append((node.lineno, node.col_offset))
+        pending.extend(ast.iter_child_nodes(node))
+    return min(found) if found else None
+
+
+def _called_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
+    """Every read of ``__file__``, and whether it sits in a function body (runs when called).
+
+    Decorators, default values and annotations of a function run where it is
+    defined; its body, and a lambda's, run when it is called.
+    """
+    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while pending:
+        node, in_function = pending.pop()
+        if isinstance(node, ast.Name) and node.id == "__file__":
+            yield node, in_function
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = {id(b) for b in body}
+            pending.extend(
+                (child, in_function or id(child) in inner) for child in ast.iter_child_nodes(node)
+            )
+        else:
+            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
+
+
+def _lowest_that_runs(mf: MirrorFile) -> str:
+    """The file ``__file__`` names after this override's ``inherit()``: the end of the chain."""
+    chain = mf.module.candidates
+    if not chain:
+        return "none: inherit() fails here, there is no lower version"
+    index = 0
+    while index + 1 < len(chain) and chain[index].endswith(".py"):
+        lower = mf.model.source(chain[index])
+        if lower.tree is None or not lower.facts().inherits:
+            break
+        index += 1
+    lowest = chain[index]
+    return _rel(mf.model, lowest) if mf.model.origin_of(lowest) is not None else lowest
 
 
 @rule("FTS008", "info", "module added by the backend")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,65 @@ def test_fts007_override_derives_paths_from_own_file(capsys: pytest.CaptureFixtu
         ("warning", spec("fts007_own_file", "filepkg/paths.py"), 4, 37)
     ]
     assert code == 0
+
+
+def test_fts007_in_an_inheriting_override_says_which_file_each_read_sees(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, found = findings(capsys, "fts007_inherit_file")
+    path = spec("fts007_inherit_file", "ifpkg/paths.py")
+    assert only(found, "FTS007") == [
+        ("warning", path, 5, 23),  # before inherit(): the override's own file
+        ("warning", path, 7, 25),  # after inherit(): the lower file
+        ("warning", path, 10, 28),  # a default value: runs at import time, after inherit()
+        ("warning", path, 11, 41),  # in a function: the lower file
+    ]
+    messages = [f["message"] for f in found if f["code"] == "FTS007"]
+    assert messages[0].startswith("reads __file__ before inherit(), where it is this override's")
+    assert messages[1].startswith("reads __file__ after inherit(): it is then the lower version's")
+    assert messages[2].startswith("reads __file__ after inherit()")
+    assert messages[3].startswith("reads __file__ in a function, which runs after inherit()")
+    for message in messages[1:]:
+        assert f"({trunk('fts007_inherit_file', 'ifpkg', 'paths.py')})" in message
+    for message in messages:
+        assert "__spec__.origin" in message and "trunk_path" in message
+    assert code == 0
+
+
+def test_fts007_names_the_lowest_version_of_an_inheriting_chain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(CHECK / "fts007_inherit_file", repo)
+    base = repo / "third_party" / "base" / "backend" / "spec" / "ifpkg"
+    base.mkdir(parents=True)
+    (base / "paths.py").write_text("from flagtree_spec import inherit\ninherit(globals())\n")
+    code, out, _ = run(
+        capsys, "check", "--repo", str(repo), "-b", "vendor,base", "--format", "json"
+    )
+    messages = [f["message"] for f in json.loads(out)["findings"] if f["code"] == "FTS007"]
+    assert len(messages) == 4
+    assert f"({repo / 'python' / 'ifpkg' / 'paths.py'})" in messages[1]
+    assert code == 0
+
+
+def test_fts007_in_an_inheriting_added_module_says_there_is_no_lower_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(CHECK / "fts007_inherit_file", repo)
+    added = repo / "third_party" / "vendor" / "backend" / "spec" / "ifpkg" / "added.py"
+    added.write_text("from flagtree_spec import inherit\ninherit(globals())\nHERE = __file__\n")
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--format", "json")
+    found = json.loads(out)["findings"]
+    assert [f["message"] for f in found if f["code"] == "FTS007" and f["path"] == str(added)] == [
+        "reads __file__ after inherit(): it is then the lower version's file (none: inherit() "
+        "fails here, there is no lower version), not this override's; use "
+        "os.path.dirname(__spec__.origin) for the override's own folder and "
+        "flagtree_spec.trunk_path(__package__, ...) for trunk data"
+    ]
+    assert sorted(f["code"] for f in found if f["path"] == str(added)) == ["FTS007", "FTS017"]
+    assert code == 1  # FTS017 is an error
 
 
 def test_fts008_module_added_by_backend_is_info(capsys: pytest.CaptureFixture[str]) -> None:
