@@ -1,4 +1,4 @@
-"""Run two real Triton kernels on the CPU and say what the active backend changed.
+"""Run real Triton kernels on the CPU and say what the active backend changed.
 
 With the example backend (``triton_backend/``), under auto mode::
 
@@ -26,7 +26,9 @@ os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before triton is i
 import torch
 import triton
 import triton.language as tl
+import triton.language.random as tl_random
 import triton.language.standard as standard
+import triton.runtime.cache as cache
 
 N = 1000  # not a multiple of BLOCK: the masks matter
 BLOCK = 256
@@ -56,6 +58,24 @@ def softmax_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))  # trunk code, in every case
 
 
+@triton.jit
+def rand_kernel(seed, rand_ptr, int_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(rand_ptr + offs, tl.rand(seed, offs), mask=mask)  # trunk rand() ...
+    tl.store(int_ptr + offs, tl.randint(seed, offs), mask=mask)  # ... and the integers it converts
+
+
+def uniform_24_bits(ints: torch.Tensor) -> torch.Tensor:
+    """The backend's conversion: the top 24 bits of each 32-bit integer, times 2**-24."""
+    return ((ints.to(torch.int64) & 0xFFFFFFFF) >> 8).double() * 2.0**-24
+
+
+def uniform_31_bits(ints: torch.Tensor) -> torch.Tensor:
+    """The trunk's conversion: fold the sign of the int32, scale by about 2**-31."""
+    return (torch.where(ints < 0, ~ints, ints).float() * 4.6566127342e-10).double()
+
+
 def max_error(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.double() - b.double()).abs().max())
 
@@ -70,6 +90,9 @@ def main() -> dict[str, object]:
         "standard_file": standard.__spec__.origin,  # __file__ is the trunk file it inherits
         "standard_inherits": getattr(standard, "__inherits__", None),
         "language_file": tl.__spec__.origin,
+        "random_file": tl_random.__spec__.origin,
+        "cache_file": cache.__spec__.origin,
+        "cache_dunder_file": cache.__file__,
         "fused_axpy_in_language": hasattr(tl, "fused_axpy"),
         "fused_axpy_exported": "fused_axpy" in tl.__all__,
     }
@@ -93,6 +116,15 @@ def main() -> dict[str, object]:
     softmax_out = torch.empty(64)
     softmax_kernel[(1,)](row, softmax_out, BLOCK=64)
     report["softmax_max_error"] = max_error(softmax_out, torch.softmax(row, 0))
+
+    uniform, ints = torch.empty(N), torch.empty(N, dtype=torch.int32)
+    rand_kernel[grid](1234, uniform, ints, N, BLOCK=BLOCK)
+    report["rand_vs_24_bits"] = max_error(uniform, uniform_24_bits(ints))
+    report["rand_vs_31_bits"] = max_error(uniform, uniform_31_bits(ints))
+
+    # The key of Triton's compilation cache (trunk's triton_key() reads files next to
+    # its own __file__, so this also shows that an inheriting override keeps it working).
+    report["triton_key"] = cache.triton_key()
     return report
 
 
@@ -102,4 +134,6 @@ if __name__ == "__main__":
         print(json.dumps(report))
     else:
         for key, value in report.items():
+            if isinstance(value, str) and len(value) > 100:  # the cache key is long
+                value = f"{value[:40]}...{value[-40:]}"
             print(f"{key:26} {value}")
