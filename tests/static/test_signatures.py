@@ -1,0 +1,113 @@
+"""FTS012's argument matching agrees with ``inspect.signature(...).bind`` on generated cases."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flagtree_spec._static.signatures import Signature, bind_error, signature_of
+
+NAMES = ("a", "b", "c", "d", "e")
+
+
+@st.composite
+def signatures(draw: Any) -> str:
+    """The parameter list of a ``def``, drawn over every kind of parameter."""
+    names = draw(st.permutations(NAMES))
+    counts = draw(st.tuples(*[st.integers(0, 2)] * 3))
+    posonly, positional, keyword = (
+        list(names[: counts[0]]),
+        list(names[counts[0] : counts[0] + counts[1]]),
+        list(names[counts[0] + counts[1] : sum(counts)]),
+    )
+    slots = posonly + positional
+    defaults = draw(st.integers(0, len(slots)))
+    parts = [n if i < len(slots) - defaults else f"{n}=0" for i, n in enumerate(slots)]
+    if posonly:
+        parts.insert(len(posonly), "/")
+    star = draw(st.booleans())
+    if star:
+        parts.append("*args")
+    elif keyword:
+        parts.append("*")
+    parts.extend(n if draw(st.booleans()) else f"{n}=0" for n in keyword)
+    if draw(st.booleans()):
+        parts.append("**kwargs")
+    return ", ".join(parts)
+
+
+def _outcome(call: Any) -> str:
+    try:
+        call()
+    except TypeError:
+        return "rejects"
+    return "binds"
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    signatures(),
+    st.integers(0, 5),
+    st.lists(st.sampled_from((*NAMES, "args", "kwargs", "z")), unique=True, max_size=4),
+)
+def test_fts012_argument_matching_agrees_with_python_and_inspect_bind(
+    params: str, positional: int, keywords: list[str]
+) -> None:
+    source = f"def f({params}):\n    pass\n"
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    func, args, kwargs = namespace["f"], range(positional), dict.fromkeys(keywords, 0)
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    sig = signature_of(node)
+    error = bind_error(sig, positional, keywords)
+    got = "binds" if error is None else "rejects"
+    case = (source, positional, keywords, error)
+    # The call itself is the rule.
+    assert got == _outcome(lambda: func(*args, **kwargs)), case
+    # inspect.Signature.bind agrees, except that before Python 3.13 it rejects a
+    # keyword named like a positional-only parameter that no positional argument
+    # filled, which **kwargs would take.
+    bound = _outcome(lambda: inspect.signature(func).bind(*args, **kwargs))
+    quirk = (
+        sys.version_info < (3, 13)
+        and sig.var_keyword
+        and any(k in sig.positional_only[positional:] for k in keywords)
+    )
+    if quirk and got == "binds":
+        assert bound == "rejects", case
+    else:
+        assert bound == got, case
+
+
+def parse(params: str) -> Signature:
+    node = ast.parse(f"lambda {params}: 0", mode="eval").body
+    assert isinstance(node, ast.Lambda)
+    return signature_of(node)
+
+
+def test_fts012_messages_name_what_cannot_bind() -> None:
+    assert bind_error(parse("a, b=0"), 3, ()) == (
+        "takes from 1 to 2 positional arguments but 3 were given"
+    )
+    assert bind_error(parse("a"), 2, ()) == "takes 1 positional argument but 2 were given"
+    assert bind_error(parse("a"), 0, ("b", "c")) == "got an unexpected keyword argument 'b' and 'c'"
+    assert (
+        bind_error(parse("a, /"), 0, ("a",)) == "positional-only parameter 'a' passed as a keyword"
+    )
+    assert bind_error(parse("a"), 1, ("a",)) == "got multiple values for parameter 'a'"
+    assert bind_error(parse("a, b"), 1, ()) == "missing required positional argument 'b'"
+    assert bind_error(parse("*, k"), 0, ()) == "missing required keyword-only argument 'k'"
+    assert bind_error(parse("a, /, **kw"), 1, ("a",)) is None
+
+
+def test_signature_describe_shows_the_parameter_list() -> None:
+    assert parse("a, /, b=1, *args, k, m=2, **kw").describe() == (
+        "(a, /, b=..., *args, k, m=..., **kwargs)"
+    )
+    assert parse("*, k").describe() == "(*, k)"
