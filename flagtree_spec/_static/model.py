@@ -27,6 +27,7 @@ checks need are extracted from each syntax tree in one pass.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import sys
@@ -39,6 +40,7 @@ from .._discovery import SpecRoot, discover, explicit_roots
 from .._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
+from .hooks import HookModule
 from .source import Problem, Source, SpecPathCall
 
 __all__ = ["Entry", "InputError", "Model", "Module", "detect_repo", "load"]
@@ -103,6 +105,8 @@ class Model:
         self._sources: dict[str, Source] = {}
         self._modules: dict[str, Module] = {}
         self._trees: dict[str, list[Entry]] = {}
+        self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
+        self._fragments: Optional[frozenset[str]] = None
 
     # -- files
 
@@ -118,6 +122,34 @@ class Model:
         if found is None:
             found = self._sources[path] = Source(path)
         return found
+
+    def hook_modules(self) -> list[tuple[SpecRoot, HookModule]]:
+        """The hook module of every spec root that has one, highest priority first,
+        with the names it binds (see :mod:`.hooks`), resolved once."""
+        if self._hook_modules is None:
+            self._hook_modules = [
+                (r, HookModule(r.hooks, r.hooks_package, r.hook_name, self._tree, self.folder))
+                for r in self.spec_roots
+                if r.hooks is not None
+            ]
+        return self._hook_modules
+
+    def hook_fragments(self) -> frozenset[str]:
+        """The files (normalised paths) that load as modules of a hook package."""
+        if self._fragments is None:
+            self._fragments = frozenset(
+                os.path.normpath(loaded.path)
+                for _, hooks in self.hook_modules()
+                for loaded in hooks.files()
+                if loaded.path is not None
+            )
+        return self._fragments
+
+    def _tree(self, path: str) -> Optional[ast.Module]:
+        source = self.source(path)
+        if source.tree is None and source.error is None:  # released: parse again
+            return ast.parse(source.text, filename=path)
+        return source.tree
 
     def origin_of(self, path: str) -> Optional[SpecRoot]:
         """The spec root whose mirror holds *path*; ``None`` for a trunk file."""

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 from .._config import read_declaration
 from .._discovery import SpecRoot, close_matches
 from .drift import drift
+from .hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
 from .model import Model, Module
-from .source import Source
+from .signatures import bind_error
+from .source import Source, resolve_relative
 
 if TYPE_CHECKING:  # the check builds the mirror files the rules look at
     from .check import MirrorFile
@@ -127,11 +129,61 @@ def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
             yield module, model.source(module.file)
 
 
-def _hook_sources(model: Model) -> Iterator[tuple[SpecRoot, str, Source]]:
-    """``(spec root, path, source)`` of every hook module of the stack."""
-    for spec_root in model.spec_roots:
-        if spec_root.hooks:
-            yield spec_root, spec_root.hooks, model.source(spec_root.hooks)
+def _declaration_hint(model: Model, spec_root: SpecRoot) -> str:
+    """For a spec root without a declaration whose hook package holds its mirror tree."""
+    if spec_root.declaration is not None or spec_root.hooks is None or spec_root.mirror is None:
+        return ""
+    folder = os.path.dirname(spec_root.hooks)
+    mirror = model.mirror_of(spec_root)
+    if not (mirror == folder or mirror.startswith(folder + os.sep)):
+        return ""
+    hooks = os.path.relpath(spec_root.hooks, spec_root.path).replace(os.sep, "/")
+    return (
+        f". If {mirror} is a tree of hook fragments rather than overrides (usually the case), "
+        f"declare it in {os.path.join(spec_root.path, 'flagtree_spec.json')}: "
+        f'{{"mirror": null, "hooks": "{hooks}"}}'
+    )
+
+
+def _dispatches(model: Model, module: Module, source: Source, name: str, depth: int = 4) -> bool:
+    """Whether bare name *name* of *module* certainly calls hooks the way ``spec()`` does:
+    flagtree_spec's ``spec``, ``for_root(...).spec``, a ``def spec(hook, *args,
+    **kwargs)`` that forwards them, or such a name imported from another trunk module."""
+    found = source.dispatchers().get(name)
+    if found is None or depth == 0:
+        return False
+    if found[0] in ("flagtree_spec", "for_root"):
+        return found[1] == "spec"
+    if found[0] == "forwarder":
+        return True
+    _, level, target, imported = found
+    assert isinstance(level, int) and isinstance(target, str) and isinstance(imported, str)
+    package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
+    absolute = resolve_relative(level, target or None, package)
+    if absolute is None or absolute.partition(".")[0] != model.root:
+        return False
+    other = model.resolve(absolute)
+    if other.file is None or not other.file.endswith(".py"):
+        return False
+    return _dispatches(model, other, model.source(other.file), imported, depth - 1)
+
+
+def _definition_elsewhere(model: Model, spec_root: SpecRoot, name: str) -> str:
+    """``path:line`` of a top-level ``def``/``class`` *name* in the spec root, if any."""
+    for dirpath, dirnames, filenames in os.walk(spec_root.path):
+        dirnames[:] = sorted(d for d in dirnames if d.isidentifier())
+        for filename in sorted(f for f in filenames if f.endswith(".py")):
+            path = os.path.join(dirpath, filename)
+            if path == spec_root.hooks:
+                continue
+            tree = model.source(path).tree
+            for node in tree.body if tree is not None else ():
+                if (
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and node.name == name
+                ):
+                    return f"{path}:{node.lineno}"
+    return ""
 
 
 # --------------------------------------------------------------------------- the rules
@@ -177,6 +229,8 @@ def _installed(path: str) -> bool:
 @rule("FTS001", "error", "dead override: its package is never specialised, so it never loads")
 class DeadOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if os.path.normpath(mf.entry.path) in mf.model.hook_fragments():
+            return  # a fragment of the hook package: it loads through that package
         if mf.state == "dead" and mf.entry.kind != "init" and not _dead_for_unmodified_trunk(mf):
             yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
 
@@ -206,7 +260,7 @@ class DeadOverride(Rule):
 class PackageInitOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         path, module = mf.entry.path, mf.module
-        if mf.state == "root-init":
+        if mf.state == "root-init" and os.path.normpath(path) not in mf.model.hook_fragments():
             yield Hit(
                 path,
                 1,
@@ -214,7 +268,12 @@ class PackageInitOverride(Rule):
                 f"override of the root package's own __init__ ({mf.entry.name}) never loads: the "
                 "root package is found on sys.path, never in a mirror; move its code into a module",
             )
-        elif mf.state == "dead" and mf.entry.kind == "init" and not _dead_for_unmodified_trunk(mf):
+        elif (
+            mf.state == "dead"
+            and mf.entry.kind == "init"
+            and os.path.normpath(path) not in mf.model.hook_fragments()
+            and not _dead_for_unmodified_trunk(mf)
+        ):
             yield Hit(path, 1, 1, _dead_reason(mf))
         elif mf.state == "live" and mf.entry.kind == "init" and not module.specialised:
             hidden = [
@@ -289,6 +348,16 @@ class UndefinedImport(Rule):
                     else:
                         where = f"{module.file}:{imp.line}"
                         reported.setdefault((target.file, name), []).append(where)
+        for spec_root, hooks in model.hook_modules():
+            if hooks.broken is not None and hooks.broken[3].startswith("'from"):
+                path, line, col, message = hooks.broken
+                yield Hit(
+                    path,
+                    line,
+                    col,
+                    f"{message}: the hook module {spec_root.hooks} fails to import, so every "
+                    "spec() call raises SpecImportError",
+                )
         for (path, name), sites in sorted(reported.items()):
             more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
             yield Hit(
@@ -465,43 +534,31 @@ class UnmatchedHook(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
         if not model.spec_roots:
             return
-        defined: set[str] = set()
-        definitions: list[tuple[str, str, int, int]] = []
-        unparsable = False
-        for _, path, source in _hook_sources(model):
-            if source.tree is None:  # FTS010 says why nothing in it is defined
-                unparsable = True
-                continue
-            defined.update(source.facts().defined)
-            definitions.extend(
-                (node.name, path, node.lineno, node.col_offset + 1)
-                for node in source.tree.body
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and not node.name.startswith("_")
-            )
+        hook_modules = [hooks for _, hooks in model.hook_modules()]
         called: set[str] = set()
         for module, source in _sources(model):
             assert module.file is not None
-            for name, line, col in source.hook_calls():
-                called.add(name)
-                if name not in defined and not unparsable:
+            for call in source.hook_calls():
+                called.add(call.hook)
+                if first_hook(hook_modules, call.hook)[0] == NOT_DEFINED:
                     yield Hit(
                         module.file,
-                        line,
-                        col,
-                        f"hook {name!r} is called here and defined by no backend of the stack "
-                        "(fine for an optional hook)",
+                        call.line,
+                        call.col,
+                        f"hook {call.hook!r} is called here and defined by no backend of the "
+                        "stack (fine for an optional hook)",
                         "info",
                     )
-        for name, path, line, col in definitions:
-            if name not in called:
-                yield Hit(
-                    path,
-                    line,
-                    col,
-                    f"hook {name!r} is defined here and never called by spec({name!r}) or "
-                    f"spec_func({name!r}); a typo?",
-                )
+        for hooks in hook_modules:
+            for name, binding in hooks.declared():
+                if name not in called and binding.kind in ("function", "lambda", "class"):
+                    yield Hit(
+                        binding.path,
+                        binding.line,
+                        binding.col,
+                        f"hook {name!r} is defined here and never called by spec({name!r}) or "
+                        f"spec_func({name!r}); a typo?",
+                    )
 
 
 @rule("FTS010", "error", "override that does not parse")
@@ -512,10 +569,13 @@ class Unparsable(Rule):
             yield Hit(mf.entry.path, error.line, error.col, error.message)
 
     def model(self, model: Model) -> Iterator[Hit]:
-        for _, path, source in _hook_sources(model):
-            if source.error is not None:
-                error = source.error
-                yield Hit(path, error.line, error.col, f"hook module {error.message}")
+        for _, hooks in model.hook_modules():
+            for loaded in hooks.files():
+                assert loaded.path is not None
+                error = model.source(loaded.path).error if loaded.path.endswith(".py") else None
+                if error is not None:
+                    what = "hook module" if loaded.key == "" else "hook package module"
+                    yield Hit(loaded.path, error.line, error.col, f"{what} {error.message}")
 
 
 @rule("FTS011", "error", "compiled file in a mirror tree")
@@ -531,14 +591,78 @@ class CompiledFile(Rule):
             )
 
 
+@rule("FTS012", "error", "a trunk hook call whose arguments the hook's signature cannot accept")
+class HookCallArguments(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        hook_modules = [hooks for _, hooks in model.hook_modules()]
+        if not hook_modules:
+            return
+        for module, source in _sources(model):
+            assert module.file is not None
+            for call in source.hook_calls():
+                # Judged only where the callee certainly dispatches and the arguments are known.
+                if not call.callee or call.unpacked:
+                    continue
+                state, binding, _ = first_hook(hook_modules, call.hook)
+                if state != DEFINED or binding is None or binding.signature is None:
+                    continue  # no hook, a class, a decorated def, or any other callable
+                error = bind_error(binding.signature, call.positional, call.keywords)
+                if error is None or not _dispatches(model, module, source, call.callee):
+                    continue
+                yield Hit(
+                    module.file,
+                    call.line,
+                    call.col,
+                    f"{call.callee}({call.hook!r}, ...): the hook "
+                    f"{binding.origin}{binding.signature.describe()} at "
+                    f"{binding.path}:{binding.line} {error}; change the call or the hook's "
+                    "parameters",
+                )
+
+
 @rule("FTS013", "error", "override also imported through the hook package")
 class OverrideThroughHookPackage(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
-        for spec_root, hooks, _ in _hook_sources(model):
+        live = {
+            os.path.normpath(entry.path): entry.name
+            for _, entry in model.mirror_files()
+            if entry.kind != "folder"
+            and os.path.normpath(model.resolve(entry.name).file or "")
+            == os.path.normpath(entry.path)
+        }
+        fragments = model.hook_fragments()
+        for spec_root, hooks in model.hook_modules():
+            yield from self.loaded(model, spec_root, hooks, live)
             if spec_root.hooks_package and spec_root.mirror is not None:
-                yield from self.hook_package(model, spec_root, os.path.dirname(hooks))
+                assert spec_root.hooks is not None
+                yield from self.hook_package(
+                    model, spec_root, os.path.dirname(spec_root.hooks), fragments
+                )
 
-    def hook_package(self, model: Model, spec_root: SpecRoot, folder: str) -> Iterator[Hit]:
+    def loaded(
+        self, model: Model, spec_root: SpecRoot, hooks: HookModule, live: dict[str, str]
+    ) -> Iterator[Hit]:
+        """Modules the hook package loads that also load as overrides."""
+        for loaded in hooks.files():
+            assert loaded.path is not None
+            name = live.get(os.path.normpath(loaded.path))
+            if name is None or loaded.key == "":
+                continue
+            yield Hit(
+                loaded.importer,
+                loaded.line,
+                loaded.col,
+                f"imports {loaded.path} through the hook package (as its module {loaded.key}), "
+                f"and it also loads as the override {name}: two module objects of one file, two "
+                f"copies of every class; import {name} instead"
+                + _declaration_hint(model, spec_root),
+            )
+
+    def hook_package(
+        self, model: Model, spec_root: SpecRoot, folder: str, fragments: frozenset[str]
+    ) -> Iterator[Hit]:
+        """Files of the hook package's folder that the model did not see load (imported
+        some other way) and that import an override through the hook package's name."""
         mirror = model.mirror_of(spec_root)
         rel = os.path.relpath(mirror, folder)
         if rel.startswith(os.pardir) or os.path.isabs(rel):
@@ -556,7 +680,7 @@ class OverrideThroughHookPackage(Rule):
             for filename in sorted(f for f in filenames if f.endswith(".py")):
                 path = os.path.join(dirpath, filename)
                 source = model.source(path)
-                if source.tree is None:
+                if source.tree is None or os.path.normpath(path) in fragments:
                     continue
                 for imp in source.imports(package):
                     for target in (imp.module, *(f"{imp.module}.{n}" for n in imp.names)):
@@ -574,7 +698,8 @@ class OverrideThroughHookPackage(Rule):
                                 imp.col,
                                 f"imports the override {name} through the hook package as "
                                 f"{target}: two module objects of one file, two copies of every "
-                                f"class; import {name} instead",
+                                f"class; import {name} instead"
+                                + _declaration_hint(model, spec_root),
                             )
 
 
@@ -596,6 +721,36 @@ class SymlinkLeavesSpecRoot(Rule):
                             f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
                             "Python follows it, so copy the file in or remove the link",
                         )
+
+
+@rule("FTS015", "error", "the hook module's __all__ names a hook it never binds")
+class UnboundHookInAll(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for spec_root, hooks in model.hook_modules():
+            entries = hooks.all_entries()
+            assert spec_root.hooks is not None
+            if entries is None or hooks.broken is not None or hooks.uncertain:
+                continue
+            folder = os.path.dirname(spec_root.hooks)
+            for name, line, col in entries:
+                if hooks.answer(name)[1] is not None or hooks.answer(name)[0] != NOT_DEFINED:
+                    continue  # bound (maybe to no hook), or unknown
+                if spec_root.hooks_package and model.folder(folder).find(name) is not None:
+                    continue  # a submodule: 'from hook import *' imports it
+                elsewhere = _definition_elsewhere(model, spec_root, name)
+                fix = (
+                    f"{elsewhere} defines it: import it into the hook module"
+                    if elsewhere
+                    else "define or import it, or drop it from __all__"
+                )
+                yield Hit(
+                    spec_root.hooks,
+                    line,
+                    col,
+                    f"__all__ names hook {name!r}, which the hook module never binds, so "
+                    f"spec({name!r}) finds nothing and 'from ... import *' raises "
+                    f"AttributeError; {fix}",
+                )
 
 
 @rule("FTS016", "warning", "the version an override was made against changed since the lock")

@@ -20,7 +20,15 @@ import ast
 from collections.abc import Sequence
 from typing import NamedTuple, Optional, Union
 
-__all__ = ["Signature", "bind_error", "signature_of"]
+__all__ = [
+    "Dispatch",
+    "HookCall",
+    "Signature",
+    "bind_error",
+    "dispatchers",
+    "hook_calls",
+    "signature_of",
+]
 
 
 class Signature(NamedTuple):
@@ -111,3 +119,164 @@ def bind_error(sig: Signature, positional: int, keywords: Sequence[str]) -> Opti
     if missing:
         return f"missing required keyword-only argument {_names(missing)}"
     return None
+
+
+# --------------------------------------------------------------------------- call sites
+
+
+class HookCall(NamedTuple):
+    """A call ``f("hook", ...)`` with a literal hook name.
+
+    ``callee`` is the bare name called (empty for an attribute call such as
+    ``x.spec(...)``, whose ``attribute`` is then set); ``positional`` and
+    ``keywords`` are the arguments after the hook name; ``unpacked`` tells that
+    the call uses ``*`` or ``**`` unpacking, so its arguments are unknown.
+    """
+
+    hook: str
+    line: int
+    col: int
+    callee: str
+    attribute: str
+    positional: int
+    keywords: tuple[str, ...]
+    unpacked: bool
+
+
+# What a bare name of a trunk module is bound to, as far as hook calls go:
+# ("flagtree_spec", name) for flagtree_spec's spec/spec_func, ("for_root", attr) for
+# for_root(...).spec, ("forwarder", "") for a def spec(name, *args, **kwargs) that
+# forwards its arguments, ("import", level, module, name) for a name imported from
+# another module that may be one of these.
+Dispatch = tuple[object, ...]
+
+_DISPATCH_NAMES = ("spec", "spec_func")
+
+
+def _forwards(node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+    """A ``def f(hook, /, *args, **kwargs)`` whose body calls something with them."""
+    args = node.args
+    if args.vararg is None or args.kwarg is None or len(args.posonlyargs) + len(args.args) != 1:
+        return False
+    star, stars = args.vararg.arg, args.kwarg.arg
+    for sub in ast.walk(node):
+        if (
+            isinstance(sub, ast.Call)
+            and any(
+                isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == star
+                for a in sub.args
+            )
+            and any(
+                k.arg is None and isinstance(k.value, ast.Name) and k.value.id == stars
+                for k in sub.keywords
+            )
+        ):
+            return True
+    return False
+
+
+def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
+    """The module-level names of *tree* that may be hook dispatchers, and why."""
+    found: dict[str, Dispatch] = {}
+    forwarders: set[str] = set()
+
+    def visit(body: Sequence[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    if node.level == 0 and node.module == "flagtree_spec":
+                        if alias.name in _DISPATCH_NAMES:
+                            found[bound] = ("flagtree_spec", alias.name)
+                        elif alias.name == "for_root":
+                            found[bound] = ("for_root_function", "")
+                        else:
+                            found.pop(bound, None)
+                    elif alias.name in _DISPATCH_NAMES or bound in _DISPATCH_NAMES:
+                        found[bound] = ("import", node.level, node.module or "", alias.name)
+                    else:
+                        found.pop(bound, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if _forwards(node):
+                    forwarders.add(node.name)
+                    if node.name == "spec":
+                        found[node.name] = ("forwarder", "")
+                        continue
+                found.pop(node.name, None)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if not isinstance(target, ast.Name):
+                    continue
+                if (
+                    isinstance(value, ast.Attribute)
+                    and value.attr in _DISPATCH_NAMES
+                    and isinstance(value.value, ast.Call)
+                    and isinstance(value.value.func, (ast.Name, ast.Attribute))
+                    and (
+                        (
+                            isinstance(value.value.func, ast.Name)
+                            and value.value.func.id == "for_root"
+                        )
+                        or (
+                            isinstance(value.value.func, ast.Attribute)
+                            and value.value.func.attr == "for_root"
+                        )
+                    )
+                ):
+                    found[target.id] = ("for_root", value.attr)
+                elif isinstance(value, ast.Name) and value.id in forwarders:
+                    found[target.id] = ("forwarder", "")
+                elif isinstance(value, ast.Name) and value.id in found:
+                    found[target.id] = found[value.id]
+                else:
+                    found.pop(target.id, None)
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(node.orelse)
+                for handler in getattr(node, "handlers", ()):
+                    visit(handler.body)
+
+    visit(tree.body)
+    # for_root(...) bound to a name first: "spec = for_root('R').spec" written with it.
+    return {k: v for k, v in found.items() if v[0] != "for_root_function"}
+
+
+def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCall]:
+    """Every call of ``spec``/``spec_func`` (bare or as an attribute) or of one of the
+    bare *names*, whose first argument is a literal string."""
+    calls: list[HookCall] = []
+    if not any(n in text for n in names) and "spec" not in text:
+        return calls
+    wanted = frozenset((*_DISPATCH_NAMES, *names))
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in wanted:
+            callee, attribute = func.id, ""
+        elif isinstance(func, ast.Attribute) and func.attr in _DISPATCH_NAMES:
+            callee, attribute = "", func.attr
+        else:
+            continue
+        rest = node.args[1:]
+        unpacked = any(isinstance(a, ast.Starred) for a in rest) or any(
+            k.arg is None for k in node.keywords
+        )
+        calls.append(
+            HookCall(
+                node.args[0].value,
+                node.lineno,
+                node.col_offset + 1,
+                callee,
+                attribute,
+                len(rest),
+                tuple(k.arg for k in node.keywords if k.arg is not None),
+                unpacked,
+            )
+        )
+    return calls

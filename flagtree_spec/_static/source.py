@@ -16,6 +16,8 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
+from .signatures import Dispatch, HookCall, dispatchers, hook_calls
+
 __all__ = ["Facts", "ImportFrom", "Problem", "Source", "SpecPathCall", "resolve_relative"]
 
 
@@ -304,7 +306,7 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
-    __slots__ = ("_facts", "_hooks", "data", "error", "path", "text", "tree")
+    __slots__ = ("_dispatch", "_facts", "_hooks", "data", "error", "path", "text", "tree")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -313,7 +315,8 @@ class Source:
         self.tree: Optional[ast.Module] = None
         self.error: Optional[Problem] = None
         self._facts: Optional[Facts] = None
-        self._hooks: Optional[list[tuple[str, int, int]]] = None
+        self._hooks: Optional[list[HookCall]] = None
+        self._dispatch: Optional[dict[str, Dispatch]] = None
         try:
             with open(path, "rb") as f:
                 self.data = f.read()
@@ -359,21 +362,22 @@ class Source:
             self._facts = _extract(self.tree) if self.tree is not None else Facts()
         return self._facts
 
-    def hook_calls(self) -> list[tuple[str, int, int]]:
-        """``(hook, line, col)`` of every ``spec("hook", ...)`` / ``spec_func("hook")`` call."""
+    def hook_calls(self) -> list[HookCall]:
+        """Every ``spec("hook", ...)`` / ``spec_func("hook")`` call, and calls of this
+        module's other names for them (see :func:`.signatures.dispatchers`)."""
         if self._hooks is None:
             self._hooks = []
+            self._dispatch = {}
             if self.tree is not None and "spec" in self.text:
-                for node in ast.walk(self.tree):
-                    if (
-                        isinstance(node, ast.Call)
-                        and node.args
-                        and _call_name(node.func) in ("spec", "spec_func")
-                        and isinstance(node.args[0], ast.Constant)
-                        and isinstance(node.args[0].value, str)
-                    ):
-                        self._hooks.append((node.args[0].value, node.lineno, node.col_offset + 1))
+                self._dispatch = dispatchers(self.tree)
+                self._hooks = hook_calls(self.tree, self.text, sorted(self._dispatch))
         return self._hooks
+
+    def dispatchers(self) -> dict[str, Dispatch]:
+        """The module-level names that may dispatch hooks, and why."""
+        self.hook_calls()
+        assert self._dispatch is not None
+        return self._dispatch
 
     def release(self) -> None:
         """Drop the syntax tree once its facts and hook calls are extracted."""

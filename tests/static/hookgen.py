@@ -56,6 +56,9 @@ class HookMod:
 @dataclass
 class HookTree:
     backends: list[list[HookMod]]  # per backend, modules in import order
+    # Per backend: the hook package is the spec root (spec/__init__.py), or FlagTree's
+    # convention, spec/R/__init__.py, whose folder is also the mirror's root folder.
+    convention: list[bool] = field(default_factory=list)
 
 
 def _layout(draw: Any, prefix: str, depth: int, out: list[HookMod]) -> None:
@@ -175,7 +178,10 @@ def hook_package(draw: Any) -> list[HookMod]:
 @st.composite
 def hook_trees(draw: Any) -> HookTree:
     count = draw(st.integers(1, 2))
-    return HookTree([draw(hook_package()) for _ in range(count)])
+    return HookTree(
+        [draw(hook_package()) for _ in range(count)],
+        [draw(st.booleans()) for _ in range(count)],
+    )
 
 
 # --------------------------------------------------------------------------- writing
@@ -197,8 +203,10 @@ def write_tree(tree: HookTree, base: str, root: str) -> WrittenHooks:
     names = BACKENDS[: len(tree.backends)]
     with open(os.path.join(rdir, "FLAGTREE_BACKEND"), "w", encoding="utf-8") as f:
         f.write(",".join(names))
-    for name, mods in zip(names, tree.backends):
+    for name, mods, convention in zip(names, tree.backends, tree.convention):
         spec = os.path.join(base, "third_party", name, "backend", "spec")
+        if convention:
+            spec = os.path.join(spec, root)
         for mod in mods:
             parts = mod.key.split(".") if mod.key else []
             if mod.package:
@@ -267,17 +275,8 @@ Static = Union[str, None, tuple[str, int]]
 def static_answers(written: WrittenHooks) -> dict[str, Static]:
     """The model's answer per queried name."""
     model = treegen.static_model(written)  # type: ignore[arg-type]
-    resolved = [
-        static_hooks.HookModule(
-            r.hooks,
-            r.hooks_package,
-            r.hook_name,
-            lambda path: model.source(path).tree,
-            model.folder,
-        )
-        for r in model.spec_roots
-        if r.hooks is not None
-    ]
+    assert len(model.hook_modules()) == len(model.spec_roots)
+    resolved = [hooks for _, hooks in model.hook_modules()]
     out: dict[str, Static] = {}
     for name in QUERIED:
         if any(h.broken for h in resolved):
@@ -299,8 +298,8 @@ def static_answers(written: WrittenHooks) -> dict[str, Static]:
 
 def _listing(tree: HookTree) -> str:
     lines = []
-    for name, mods in zip(BACKENDS, tree.backends):
-        lines.append(f"backend {name}:")
+    for name, mods, convention in zip(BACKENDS, tree.backends, tree.convention):
+        lines.append(f"backend {name}:" + (" (hook package spec/R/)" if convention else ""))
         for mod in mods:
             label = (mod.key or "<hook>") + ("/" if mod.package else ".py")
             if mod.package and not mod.regular:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import pytest
 
-from flagtree_spec._model import _Folder
+from flagtree_spec._static.finder import Folder
 from flagtree_spec._static.hooks import (
     DEFINED,
     NOT_DEFINED,
@@ -31,7 +31,7 @@ def hooks(tmp_path: Path, files: dict[str, str], hook_name: Optional[str] = None
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     init = tmp_path / "__init__.py"
-    return HookModule(str(init), True, hook_name, tree_of, _Folder)
+    return HookModule(str(init), True, hook_name, tree_of, Folder)
 
 
 def state(module: HookModule, name: str) -> tuple[str, Optional[tuple[str, int]]]:
