@@ -17,7 +17,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SCRIPTS = ("bench_spec.py", "bench_inherit_auto.py", "bench_check.py", "bench_pytest_plugin.py")
+SCRIPTS = (
+    "bench_spec.py",
+    "bench_inherit_auto.py",
+    "bench_check.py",
+    "bench_pytest_plugin.py",
+    "bench_migrate.py",
+)
 
 
 def main(argv: list[str]) -> int:

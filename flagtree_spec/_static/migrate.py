@@ -329,7 +329,8 @@ def make_plan(
             steps.append(Step(rel, counterpart, "drop", f"byte-identical to {via}", n, 0))
             continue
         other = decode(counterpart, read(counterpart)) if is_py and counterpart else ""
-        if is_py and counterpart and _parse(text) is not None and _parse(text) == _parse(other):
+        tree = _parse(text) if is_py and counterpart else None
+        if tree is not None and tree == _parse(other):
             steps.append(Step(rel, counterpart, "drop", f"AST-identical to {via}", n, 0))
             continue
         if rel == "__init__.py":
@@ -364,7 +365,7 @@ def make_plan(
         if counterpart is None:
             steps.append(Step(rel, None, "add", "no counterpart: added by the backend", n, n))
             continue
-        if is_py and minimize_files and _parse(text) is not None:
+        if tree is not None and minimize_files:
             base_text = base.text(rel) if base is not None and via == "trunk" else None
             result = minimize(text, other, base_text, has_base=base is not None and via == "trunk")
             if result.text is not None:

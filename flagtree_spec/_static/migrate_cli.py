@@ -158,7 +158,7 @@ def _check_tree(plan: Plan, backend: Optional[str]) -> int:
     )
     findings = check(model)
     for f in findings:
-        print(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
+        print(f"{_show(f.path)}:{f.line}:{f.col}: {f.code} {f.message}")
     errors = sum(f.severity == "error" for f in findings)
     print(
         f"check: {errors} errors, {len(findings) - errors} other findings"
@@ -195,8 +195,9 @@ def _run(args: argparse.Namespace) -> int:
     if not args.apply:
         print("nothing changed; run again with --apply to migrate")
         return 0
+    here = os.getcwd() + os.sep
     for line in apply(plan, add_spec_path=args.add_spec_path):
-        print(f"done: {line}")
+        print(f"done: {line.replace(here, '')}")
     return _check_tree(plan, backend)
 
 

@@ -350,6 +350,13 @@ def minimize(
                         "keeps the backend's version; merge by hand"
                     )
                     trunk_side.discard(name)
+    for s in trunk.stmts:
+        if s.names and not any(n in copy.last for n in s.names) and s.now & rebound:
+            notes.append(
+                f"{', '.join(s.names)}: trunk's (not in the copy) captures "
+                f"{', '.join(sorted(s.now & rebound))} when the module runs, so it keeps "
+                "trunk's version of it"
+            )
     for s in copy.stmts:
         if id(s) not in chosen:
             continue

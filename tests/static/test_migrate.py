@@ -476,3 +476,29 @@ IDENTICAL = {
     "language/math.py", "runtime/__init__.py", "runtime/cache.py",
 }  # fmt: skip
 MINIMIZED = {"runtime/jit.py", "compiler/code_generator.py"}
+
+
+def test_the_guide_shows_what_the_command_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guide = (Path(__file__).resolve().parent.parent.parent / "docs" / "migrate.md").read_text()
+    top = tmp_path / "demo"
+    shutil.copytree(REPO, top, symlinks=True)
+    shutil.copytree(BASE.parent, tmp_path / "demo_base")
+    git(top, "init", "-q")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "whole-tree copy")
+    monkeypatch.chdir(top)
+    code, plain, _ = run(capsys, "migrate", "--repo", ".", "-b", "acme")
+    assert code == 0
+    assert plain in guide  # the whole plan, line for line
+    argv = ["migrate", "--repo", ".", "-b", "acme", "--minimize", "--base", "../demo_base/minitri"]
+    code, minimized, _ = run(capsys, *argv)
+    assert code == 0
+    for line in minimized.splitlines():
+        if line.startswith(("minimize", "move      runtime", "summary")):
+            assert line in guide, line
+    code, applied, _ = run(capsys, *argv, "--apply", "--add-spec-path")
+    assert code == 0
+    for line in applied.splitlines()[-6:]:
+        assert line in guide, line

@@ -138,6 +138,13 @@ def test_import_time_captures_of_a_kept_definition_are_kept_transitively(
     assert body(result) == kept
 
 
+def test_trunk_only_statement_capturing_a_kept_name_is_reported() -> None:
+    trunk = BASE + "\n\nclass Newer(A):\n    pass\n"
+    result = three(BASE.replace("return 1", "return 2"), trunk)
+    assert body(result) == ["A"]
+    assert "Newer: trunk's (not in the copy) captures A when the module runs" in result.notes[0]
+
+
 def test_call_time_uses_are_not_captures() -> None:
     trunk = BASE + "\n\ndef use():\n    return A().f()\n"
     result = three(trunk.replace("return 1", "return 2"), trunk, trunk)
