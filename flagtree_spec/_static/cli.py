@@ -32,7 +32,8 @@ __all__ = ["add_commands"]
 _DETECTION = """\
 The trunk and the spec roots come from --trunk DIR (the root package's folder),
 --package R (an installed package, found without importing it) or a FlagTree-style
-repository (--repo DIR, default the working directory: python/R and third_party/B/...).
+repository (--repo DIR, default the working directory: python/R and third_party/B/...;
+when python/ holds several packages, the one a backend's spec root mirrors, or --root R).
 The backend stack is --backend (else FLAGTREE_BACKEND, else the trunk's build-time
 marker); --spec-root DIR adds spec roots in front of the discovered ones. Nothing of
 the trunk or a backend is imported or executed.
@@ -46,6 +47,13 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "
     )
     where.add_argument("--package", metavar="R", help="an installed root package, e.g. triton")
     where.add_argument("--repo", metavar="DIR", help="a FlagTree-style repository (default: .)")
+    where.add_argument(
+        "--root",
+        metavar="R",
+        action="append",
+        help="short for --trunk <repo>/python/R, to choose one of several packages in python/ "
+        "(one root per run)",
+    )
     where.add_argument(
         "-b",
         "--backend",
@@ -73,6 +81,12 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "
 
 
 def _model(args: argparse.Namespace) -> Model:
+    roots = args.root or []
+    if len(roots) > 1:
+        raise InputError(
+            f"one root per run: --root given {len(roots)} times ({', '.join(roots)}); "
+            "run once per root"
+        )
     return load(
         trunk=args.trunk,
         package=args.package,
@@ -80,6 +94,7 @@ def _model(args: argparse.Namespace) -> Model:
         backends=args.backend,
         spec_roots=args.spec_root,
         auto=args.auto,
+        root=roots[0] if roots else None,
     )
 
 

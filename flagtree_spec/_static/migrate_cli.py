@@ -13,7 +13,8 @@ from .._discovery import discover
 from .._errors import SpecError
 from .check import check
 from .migrate import BaseTree, Plan, apply, make_plan
-from .model import InputError, detect_repo, load
+from .model import InputError, load
+from .repo import RepoError, detect_repo
 
 __all__ = ["add_commands"]
 
@@ -66,7 +67,10 @@ def _folders(args: argparse.Namespace) -> tuple[str, str, str, Optional[str]]:
     if args.root is not None:
         trunk = os.path.join(repo, "python", args.root)
     else:
-        found = detect_repo(repo)
+        try:
+            found = detect_repo(repo)
+        except RepoError as exc:
+            raise InputError(str(exc)) from None
         if found is None:
             raise InputError(f"--repo {repo} has no python/R/__init__.py; give --root R")
         trunk = found

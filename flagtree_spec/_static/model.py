@@ -41,6 +41,7 @@ from .._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
 from .hooks import HookModule
+from .repo import RepoError, detect_repo
 from .source import Problem, Source, SpecPathCall
 
 __all__ = ["Entry", "InputError", "Model", "Module", "detect_repo", "load"]
@@ -434,26 +435,6 @@ def _root_package(name: str) -> str:
     return os.path.dirname(spec.origin)
 
 
-def detect_repo(repo: str) -> Optional[str]:
-    """The root package folder ``<repo>/python/R`` of a FlagTree-style repository."""
-    python = os.path.join(repo, "python")
-    if not os.path.isdir(python) or not os.path.isdir(os.path.join(repo, "third_party")):
-        return None
-    found = sorted(
-        entry
-        for entry in os.listdir(python)
-        if entry.isidentifier() and os.path.isfile(os.path.join(python, entry, "__init__.py"))
-    )
-    if len(found) == 1:
-        return os.path.join(python, found[0])
-    if not found:
-        return None
-    raise InputError(
-        f"{python} holds several packages ({', '.join(found)}); choose one with "
-        f"--trunk {os.path.join(python, found[0])}"
-    )
-
-
 def load(
     *,
     trunk: Optional[str] = None,
@@ -462,6 +443,7 @@ def load(
     backends: Sequence[str] = (),
     spec_roots: Sequence[str] = (),
     auto: bool = False,
+    root: Optional[str] = None,
 ) -> Model:
     """Build a :class:`Model` from command-line style options.
 
@@ -470,8 +452,24 @@ def load(
     the working directory).  The backend stack is *backends* (``"a,b"``
     elements), else ``FLAGTREE_BACKEND``, else the trunk's build-time marker.
     Explicit *spec_roots* come first, then the roots discovered for the stack.
-    Raises :class:`InputError` for anything unusable.
+    *root* is short for ``trunk=<repo>/python/<root>``.  Raises
+    :class:`InputError` for anything unusable.
     """
+    if root is not None:
+        if trunk is not None or package is not None:
+            raise InputError(
+                f"--root {root} is short for --trunk <repo>/python/{root}; give one of --root, "
+                "--trunk and --package"
+            )
+        if not is_module_name(root) or "." in root:
+            raise InputError(f"--root {root!r}: give a top-level package name, like 'triton'")
+        python = os.path.join(os.path.abspath(repo if repo is not None else os.getcwd()), "python")
+        trunk = os.path.join(python, root)
+        if not os.path.isfile(os.path.join(trunk, "__init__.py")):
+            raise InputError(
+                f"--root {root}: {trunk} is no package (no __init__.py); give the name of a "
+                f"package folder in {python}, or --repo DIR for another checkout"
+            )
     if trunk is not None:
         if not os.path.exists(trunk):
             raise InputError(f"--trunk {trunk!r} does not exist; give the root package's folder")
@@ -482,7 +480,10 @@ def load(
         where = repo if repo is not None else os.getcwd()
         if repo is not None and not os.path.isdir(repo):
             raise InputError(f"--repo {repo!r} is not a directory")
-        found = detect_repo(where)
+        try:
+            found = detect_repo(where)
+        except RepoError as exc:
+            raise InputError(str(exc)) from None
         if found is None:
             raise InputError(
                 f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "

@@ -480,7 +480,7 @@ def test_bad_input_repo_that_is_not_a_directory_is_exit_2(
     assert code == 2 and "is not a directory" in err
 
 
-def test_bad_input_repo_with_several_packages_asks_for_trunk(
+def test_bad_input_repo_with_several_packages_none_mirrored_asks_for_root(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     make(
@@ -489,7 +489,8 @@ def test_bad_input_repo_with_several_packages_asks_for_trunk(
     )
     code, _, err = run(capsys, "status", "--repo", str(tmp_path))
     assert code == 2
-    assert f"holds several packages (apkg, bpkg); choose one with --trunk {tmp_path}" in err
+    assert "holds several packages (apkg, bpkg) and no spec root under" in err
+    assert f"choose one with --root apkg (short for --trunk {tmp_path}" in err
 
 
 def test_bad_input_trunk_that_is_a_file_is_exit_2(
