@@ -34,7 +34,7 @@ import ast
 import builtins
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple, Optional, Protocol, Union
+from typing import NamedTuple, Optional, Protocol
 
 from .signatures import Signature, signature_of
 
@@ -608,12 +608,3 @@ def first_hook(
         if state != NOT_DEFINED:
             return state, binding, module
     return NOT_DEFINED, None, None
-
-
-def iter_defs(
-    tree: ast.Module,
-) -> Iterator[Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]]:
-    """The top-level ``def`` and ``class`` statements of a module."""
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node

@@ -225,3 +225,126 @@ def test_first_hook_takes_the_first_backend_that_defines_it(tmp_path: Path) -> N
     found, binding, owner = first_hook([high, low], "unique")
     assert found == DEFINED and owner is low
     assert first_hook([high, low], "none")[0] == NOT_DEFINED
+
+
+def test_hook_assignment_forms(tmp_path: Path) -> None:
+    module = hooks(
+        tmp_path,
+        {
+            "__init__.py": (
+                "def f(): pass\n"
+                "neg = -1\n"
+                "text = 'a' + 'b'\n"
+                "a, b = f, 2\n"
+                "c, d = make()\n"
+                "first, *rest = [f, f]\n"
+                "e: object = f\n"
+                "g = (h := f)\n"
+                "p = print\n"
+                "n = 1\nn += 1\n"
+                "m = f\nm += 1\n"
+                "with open(__file__) as handle:\n    pass\n"
+                "def make():\n    return f, f\n"
+            )
+        },
+    )
+    assert module.answer("neg")[0] == NOT_DEFINED
+    assert module.answer("text")[0] == NOT_DEFINED
+    assert state(module, "a") == (DEFINED, ("__init__.py", 1))
+    assert module.answer("b")[0] == NOT_DEFINED
+    assert module.answer("c")[0] == DEFINED  # a value: presumably callable
+    assert module.answer("rest")[0] == NOT_DEFINED  # a starred target is a list
+    assert state(module, "e") == (DEFINED, ("__init__.py", 1))
+    assert state(module, "g") == (DEFINED, ("__init__.py", 1))
+    assert module.answer("p")[0] == DEFINED  # a builtin
+    assert module.answer("n")[0] == NOT_DEFINED
+    assert module.answer("m")[0] == DEFINED
+    assert module.answer("handle")[0] == DEFINED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "globals()['hook'] = print\n",
+        "bind_symbols(other, None)\n",
+        "for hook in [print]:\n    pass\n",
+        "while False:\n    hook = print\n",
+        "try:\n    pass\nfinally:\n    del missing_name_is_fine_here\n",
+    ],
+    ids=["globals-subscript", "bind-symbols", "for", "while", "finally"],
+)
+def test_hook_more_unknown_constructs(tmp_path: Path, text: str) -> None:
+    module = hooks(tmp_path, {"__init__.py": "other = None\n" + text})
+    if "finally" in text:
+        assert module.broken is not None  # finally always runs: the del is a NameError
+    else:
+        assert module.answer("hook")[0] == UNKNOWN
+
+
+def test_hook_conditional_delete_is_unknown(tmp_path: Path) -> None:
+    module = hooks(tmp_path, {"__init__.py": "X = 1\ndef hook(): pass\nif X:\n    del hook\n"})
+    assert module.answer("hook")[0] == UNKNOWN
+
+
+def test_hook_name_read_after_globals_update_is_uncertain(tmp_path: Path) -> None:
+    module = hooks(tmp_path, {"__init__.py": "globals().update({})\nhook = maybe\n"})
+    assert module.broken is None and module.uncertain
+    assert first_hook([module], "anything")[0] == UNKNOWN
+
+
+def test_hook_all_forms_that_are_not_literal(tmp_path: Path) -> None:
+    for text in (
+        "__all__ = names()\n",
+        "__all__ = []\n__all__ += names()\n",
+        "__all__ = []\n__all__.append(name)\n",
+        "__all__ = []\n__all__.remove('x')\n",
+        "__all__ = []\nif X:\n    __all__ += ['y']\n",
+    ):
+        module = hooks(tmp_path, {"__init__.py": "X = 1\nnames = name = print\n" + text})
+        assert module.all_entries() is None, text
+        assert list(module.declared()) == [], text
+
+
+def test_hook_star_import_of_a_module_with_an_unknown_all(tmp_path: Path) -> None:
+    module = hooks(
+        tmp_path,
+        {"__init__.py": "from ._f import *\n", "_f.py": "__all__ = list('ab')\na = b = print\n"},
+    )
+    assert module.answer("a")[0] == UNKNOWN
+
+
+def test_hook_compiled_fragment_makes_its_names_unknown(tmp_path: Path) -> None:
+    (tmp_path / "_fast.pyc").write_bytes(b"")
+    module = hooks(tmp_path, {"__init__.py": "from ._fast import *\nfrom ._fast import hook\n"})
+    assert module.uncertain and module.answer("hook")[0] == UNKNOWN
+    assert [Path(m.path or "").name for m in module.files()] == ["__init__.py", "_fast.pyc"]
+
+
+def test_hook_imports_outside_the_hook_package(tmp_path: Path) -> None:
+    module = hooks(
+        tmp_path,
+        {
+            "__init__.py": "from ... import far\nfrom pkg.other import near\n",
+        },
+    )
+    assert module.answer("far")[0] == DEFINED  # beyond the hook package: an import
+    assert module.answer("near")[0] == DEFINED
+    # A hook module that is a plain file has no package: its relative imports leave it.
+    plain = tmp_path / "hooks.py"
+    plain.write_text("from . import sibling\n", encoding="utf-8")
+    module = HookModule(str(plain), False, None, tree_of, Folder)
+    assert module.answer("sibling")[0] == DEFINED
+    plain.write_text("from .x import *\n", encoding="utf-8")
+    module = HookModule(str(plain), False, None, tree_of, Folder)
+    assert module.answer("other")[0] == UNKNOWN
+
+
+def test_hook_from_a_package_with_getattr(tmp_path: Path) -> None:
+    module = hooks(
+        tmp_path,
+        {
+            "__init__.py": "from .lazy import hook\n",
+            "lazy/__init__.py": "def __getattr__(name):\n    return print\n",
+        },
+    )
+    assert module.uncertain and module.answer("hook")[0] == UNKNOWN

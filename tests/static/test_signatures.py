@@ -111,3 +111,24 @@ def test_signature_describe_shows_the_parameter_list() -> None:
         "(a, /, b=..., *args, k, m=..., **kwargs)"
     )
     assert parse("*, k").describe() == "(*, k)"
+
+
+def test_dispatchers_follow_aliases_and_guarded_imports() -> None:
+    from flagtree_spec._static.signatures import dispatchers, hook_calls
+
+    tree = ast.parse(
+        "try:\n    from flagtree_spec import spec\nexcept ImportError:\n    spec = None\n"
+        "if True:\n    from flagtree_spec import spec_func as lookup\n"
+        "def _forward(name, *args, **kwargs):\n    return table[name](*args, **kwargs)\n"
+        "spec = _forward\ncall = spec\n"
+        "from flagtree_spec import for_root, active\nactive = 1\n"
+        "def spec_two(name, *args, **kwargs):\n    return 0\n"
+        "from .driver import other\n"
+    )
+    found = dispatchers(tree)
+    assert found == {
+        "spec": ("forwarder", ""),
+        "call": ("forwarder", ""),
+        "lookup": ("flagtree_spec", "spec_func"),
+    }
+    assert hook_calls(tree, "x = 1", ["call"]) == []
