@@ -137,11 +137,29 @@ def decode(path: str, data: bytes) -> str:
         ) from None
 
 
-def _parse(text: str) -> Optional[str]:
+def _parse(text: str) -> Optional[ast.Module]:
     try:
-        return ast.dump(ast.parse(text))
+        return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+
+
+def same_tree(a: ast.AST, b: ast.AST) -> bool:
+    """Whether two syntax trees are equal, positions aside (``ast.dump`` equality)."""
+    pending: list[tuple[object, object]] = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            pending.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            pending.extend(zip(x, y))  # type: ignore[call-overload]
+        elif x != y or repr(x) != repr(y):  # 0.0 == -0.0, but they are different constants
+            return False
+    return True
 
 
 def _lines(data: bytes) -> int:
@@ -330,7 +348,8 @@ def make_plan(
             continue
         other = decode(counterpart, read(counterpart)) if is_py and counterpart else ""
         tree = _parse(text) if is_py and counterpart else None
-        if tree is not None and tree == _parse(other):
+        theirs = _parse(other) if tree is not None else None
+        if tree is not None and theirs is not None and same_tree(tree, theirs):
             steps.append(Step(rel, counterpart, "drop", f"AST-identical to {via}", n, 0))
             continue
         if rel == "__init__.py":

@@ -107,10 +107,8 @@ def _lower(trunk: str, into: str, backend: Optional[str]) -> list[str]:
     ]
 
 
-def _show(path: Optional[str]) -> str:
+def _show(path: str) -> str:
     """*path* relative to the working directory when it lies below it."""
-    if path is None:
-        return "-"
     here = os.getcwd()
     return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
 
@@ -128,7 +126,7 @@ def _print_plan(plan: Plan, applied: bool) -> None:
         for note in step.notes:
             print(f"{'':<8}  {'':<{width}}  note: {note}")
         if step.action == "keep":
-            print(f"{'':<8}  {'':<{width}}  goes to {_show(plan.destination(step))}")
+            print(f"{'':<8}  {'':<{width}}  goes to {_show(str(plan.destination(step)))}")
     for warning in plan.warnings:
         print(f"warning: {warning}")
     if plan.missing:
