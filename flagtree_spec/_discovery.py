@@ -120,15 +120,17 @@ def hook_module_of(
        Such a file could never load as an override (the root package is never
        found in a mirror).  It is not the hook module when it is a stray copy
        of the trunk's ``<rdir>/__init__.py``: byte-identical, or identical
-       as a syntax tree (``ast.dump`` equality, so comments and layout do not
-       count); it is then returned as ``stray``.
+       as a syntax tree (what ``ast.dump`` compares, so comments and layout
+       do not count); it is then returned as ``stray``.
     5. None.
 
     Cost: rule 4 reads both files only when ``<spec root>/R/__init__.py``
-    exists and the spec root has no ``__init__.py`` of its own, and imports
-    :mod:`ast` only when their bytes differ, so spec roots that do not follow
-    the convention never pay for it.  Used by the run time and by the static
-    tools, so both agree on the hook module.
+    exists and the spec root has no ``__init__.py`` of its own, and parses
+    them only when their bytes differ, with ``compile()`` and the built-in
+    ``_ast`` module (never the :mod:`ast` module, whose import costs
+    milliseconds); spec roots that do not follow the convention pay one
+    ``stat``.  Used by the run time and by the static tools, so both agree on
+    the hook module.
     """
     if kind == LEGACY:
         return HookModule(None, False)
@@ -173,13 +175,38 @@ def _same_module(path: str, trunk: str) -> bool:
         raise SpecConfigError(f"cannot read {exc.filename!r}: {exc.strerror or exc}") from exc
     if data == other:
         return True
-    import ast  # only here: a spec root following the R/__init__.py convention
+    # The syntax trees through the built-in _ast module and compile(): importing
+    # the ast module would cost milliseconds at the start of every process.
+    import _ast
 
     try:
-        return ast.dump(ast.parse(data)) == ast.dump(ast.parse(other))
+        mine = compile(data, path, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
+        theirs = compile(other, trunk, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         # Not a copy of a working trunk file: as the hook module, its import reports it.
         return False
+    return _same_tree(mine, theirs)
+
+
+def _same_tree(a: object, b: object) -> bool:
+    """Whether two syntax trees are equal, ignoring positions (what ``ast.dump`` compares)."""
+    import _ast
+
+    pending: list[tuple[object, object]] = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, _ast.AST):
+            pending.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields)
+        elif isinstance(x, list):
+            assert isinstance(y, list)
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y))
+        elif x != y:
+            return False
+    return True
 
 
 # FLAGTREE_SPEC_PATH is resolved against the working directory once per value.

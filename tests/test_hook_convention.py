@@ -155,7 +155,7 @@ def test_root_init_convention_stack_uses_first_hook_package():
     assert len(out["hook_modules"]) == 2
 
 
-@pytest.mark.parametrize("kind", ["FLAGTREE_SPEC_PATH", "activate", "entry point"])
+@pytest.mark.parametrize("kind", ["FLAGTREE_SPEC_PATH", "activate", "entry point", "legacy"])
 def test_root_init_convention_not_for_roots_outside_installed_and_source_layouts(kind):
     assert kind not in CONVENTION_KINDS
     found = hook_module_of(str(spec_root("flag")), kind, "hcpkg", str(TRUNK), None)
@@ -203,3 +203,25 @@ def test_hook_module_of_unreadable_trunk_root_init_is_config_error(tmp_path):
     (tmp_path / "__init__.py").mkdir()  # not readable as a file, whoever runs the test
     with pytest.raises(SpecConfigError, match=r"cannot read .*__init__\.py"):
         hook_module_of(str(spec_root("flag")), "source", "hcpkg", str(tmp_path), None)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "stray"),
+    [
+        ("# a comment\nVERSION = ('1.0')  # parentheses and comments do not count\n", True),
+        ("VERSION = '2.0'\n", False),  # another constant
+        ("VERSION = '1.0'\nEXTRA = 1\n", False),  # one statement more
+        ("VERSION = b'1.0'\n", False),  # another type of constant
+        ("VERSION: str = '1.0'\n", False),  # another kind of statement
+    ],
+)
+def test_hook_module_of_compares_syntax_trees_without_positions(tmp_path, candidate, stray):
+    trunk = tmp_path / "trunk"
+    trunk.mkdir()
+    (trunk / "__init__.py").write_text("VERSION = '1.0'\n")
+    root = tmp_path / "spec"
+    (root / "hcpkg").mkdir(parents=True)
+    (root / "hcpkg" / "__init__.py").write_text(candidate)
+    found = hook_module_of(str(root), "source", "hcpkg", str(trunk), None)
+    init = str(root / "hcpkg" / "__init__.py")
+    assert found == (HookModule(None, False, init) if stray else HookModule(init, True))

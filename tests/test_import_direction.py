@@ -5,9 +5,10 @@ inside every trunk import; the tools (``flagtree_spec._static``) read files
 offline and may import ``ast``, ``argparse``, ``difflib`` and ``json``
 freely.  Imports go one way: tools -> runtime.  The runtime imports ``json``
 only to read a declaration file, ``ast`` only to read a
-``_flagtree_backend.py`` marker or to compare a ``<spec root>/R/__init__.py``
-hook package with the trunk's root ``__init__.py`` when their bytes differ,
-and ``difflib`` only to name close matches of a backend that exists nowhere.
+``_flagtree_backend.py`` marker (a ``<spec root>/R/__init__.py`` hook package
+is compared with the trunk's root ``__init__.py`` through ``compile()`` and the
+built-in ``_ast``), and ``difflib`` only to name close matches of a backend
+that exists nowhere.
 """
 
 from __future__ import annotations
@@ -103,15 +104,17 @@ def test_runtime_imports_ast_only_for_a_flagtree_backend_module_marker() -> None
     assert imported(code, path=FIXTURES / "marker_file" / "site-packages") == []
 
 
-def test_runtime_imports_ast_only_for_a_hook_package_at_spec_root_r_init() -> None:
+def test_runtime_compares_a_hook_package_at_spec_root_r_init_without_importing_ast() -> None:
     code = """
         import hcpkg.language as language
         assert language.EXTRA in (None, "both __init__.py") or "flag:" in language.EXTRA
     """
     path = FIXTURES / "hook_convention" / "python"
-    # spec/hcpkg/__init__.py differs from the trunk's hcpkg/__init__.py in bytes.
-    assert imported(code, backend="flag", path=path) == ["ast"]
-    # A byte-identical stray copy, and a spec root with its own __init__.py: no ast.
+    # spec/hcpkg/__init__.py differs from the trunk's hcpkg/__init__.py in bytes, and
+    # spec/hcpkg/__init__.py of strayast only in comments and layout: both are parsed.
+    assert imported(code, backend="flag", path=path) == []
+    assert imported(code, backend="strayast", path=path) == []
+    # A byte-identical stray copy, and a spec root with its own __init__.py: never parsed.
     assert imported(code, backend="stray", path=path) == []
     assert imported(code, backend="both", path=path) == []
 
