@@ -14,6 +14,7 @@ its content changes, so locking an unchanged tree changes nothing.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import tempfile
@@ -28,6 +29,7 @@ from .model import InputError, Model
 __all__ = [
     "LOCK_NAME",
     "Override",
+    "blob_id",
     "build",
     "entry_for",
     "lock_path",
@@ -65,15 +67,21 @@ def option(spec_root: SpecRoot) -> str:
 
 
 def target(model: Model) -> SpecRoot:
-    """The spec root ``lock`` and ``rebase`` work on: the first one of the top backend."""
+    """The spec root ``lock`` and ``rebase`` work on.
+
+    The first spec root with a mirror tree of the top backend of the stack;
+    else (no backend given, or none of its roots has a mirror) the first
+    one given by folder (``--spec-root``, ``FLAGTREE_SPEC_PATH``).
+    """
     if not model.spec_roots:
         raise InputError(
             f"no spec root for {model.root} (backend stack {','.join(model.stack) or 'none'}); "
             "pass --backend B or --spec-root DIR"
         )
     top = model.stack[0] if model.stack else None
-    for spec_root in model.spec_roots:
-        if spec_root.mirror is not None and (top is None or spec_root.backend in (top, None)):
+    mirrored = [r for r in model.spec_roots if r.mirror is not None]
+    for spec_root in [r for r in mirrored if r.backend == top] + mirrored:
+        if spec_root.backend in (top, None):
             return spec_root
     raise InputError(
         f"backend {top} has no mirror tree in its spec roots "
@@ -128,6 +136,15 @@ def _analysis(model: Model, path: str) -> Analysis:
 def replaced(mine: Analysis, theirs: Analysis) -> list[str]:
     """The counterpart definitions an inheriting override replaces, sorted."""
     return sorted(n for n in mine.after if n in theirs.definitions)
+
+
+def blob_id(data: bytes) -> str:
+    """The git blob id of a file holding *data* (what ``git hash-object`` prints without filters).
+
+    ``check`` compares it with the locked blob id to skip digesting a
+    counterpart whose bytes did not change.
+    """
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def trunk_version(model: Model) -> Optional[str]:
@@ -188,7 +205,11 @@ def _installed(path: str) -> bool:
 
 
 def write_atomic(path: str, text: str, encoding: str = "utf-8") -> None:
-    """Replace *path* by *text* at once: a crash leaves the old or the new file."""
+    """Replace *path* by *text* at once: a crash leaves the old or the new file.
+
+    A symlink is followed: the file it points to is replaced, the link stays.
+    """
+    path = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(path))
     fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
     try:

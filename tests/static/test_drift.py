@@ -10,8 +10,8 @@ from cli_support import run
 from upgrade_support import LOCK, MIRROR, TRUNK, V2, upgrade_repo, upgrade_trunk
 
 
-def _locked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    repo = upgrade_repo(tmp_path, in_git=False)
+def _locked(tmp_path: Path, capsys: pytest.CaptureFixture[str], in_git: bool = False) -> Path:
+    repo = upgrade_repo(tmp_path, in_git=in_git)
     assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
     return repo
 
@@ -55,11 +55,14 @@ def test_fts016_nothing_when_the_trunk_is_unchanged_since_the_lock(
     assert _fts016(capsys, repo) == (0, [])
 
 
+@pytest.mark.parametrize("in_git", [False, True], ids=["outside-git", "in-git"])
 def test_fts016_after_a_trunk_upgrade_per_file_and_per_replaced_definition(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], in_git: bool
 ) -> None:
-    repo = _locked(tmp_path, capsys)
-    upgrade_trunk(repo, in_git=False)
+    # In git, whole-file overrides whose counterpart keeps the locked blob id
+    # are not digested again; the findings are the same.
+    repo = _locked(tmp_path, capsys, in_git)
+    upgrade_trunk(repo, in_git=in_git)
     code, findings = _fts016(capsys, repo)
     assert code == 0  # warnings only: the default --fail-on is error
     ops, fmt = repo / MIRROR / "ops.py", repo / MIRROR / "fmt.py"
@@ -141,10 +144,11 @@ def test_fts016_override_missing_from_the_lock_or_lock_entry_without_override_is
     assert "flagtree-spec lock -b vendor" in findings[1]["message"]
 
 
+@pytest.mark.parametrize("in_git", [False, True], ids=["outside-git", "in-git"])
 def test_fts016_a_replacement_added_since_the_lock_is_info(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], in_git: bool
 ) -> None:
-    repo = _locked(tmp_path, capsys)
+    repo = _locked(tmp_path, capsys, in_git)
     override = repo / MIRROR / "ops.py"
     override.write_text(override.read_text() + "\n\ndef sub(a, b):\n    return a - b\n")
     _, findings = _fts016(capsys, repo)
@@ -164,10 +168,11 @@ def test_fts016_a_trunk_file_deleted_since_the_lock_is_a_warning(
     assert "the trunk file this override was made against is gone" in findings[0]["message"]
 
 
+@pytest.mark.parametrize("in_git", [False, True], ids=["outside-git", "in-git"])
 def test_fts016_an_override_that_now_inherits_asks_for_a_new_lock(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], in_git: bool
 ) -> None:
-    repo = _locked(tmp_path, capsys)
+    repo = _locked(tmp_path, capsys, in_git)
     (repo / MIRROR / "util.py").write_text(
         "from flagtree_spec import inherit\ninherit(globals())\n\n\ndef clamp(x):\n    return x\n"
     )

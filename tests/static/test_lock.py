@@ -10,6 +10,8 @@ import pytest
 from cli_support import make, run
 from upgrade_support import LOCK, MIRROR, TRUNK, UPGRADE, git, upgrade_repo
 
+from flagtree_spec._static import lock
+
 
 def test_lock_records_counterpart_digest_blob_trunk_version_and_replaced_definitions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -26,6 +28,7 @@ def test_lock_records_counterpart_digest_blob_trunk_version_and_replaced_definit
     for key, entry in entries.items():
         committed = git(repo, "rev-parse", f"HEAD:python/{key}").strip()
         assert entry["blob"] == committed
+        assert lock.blob_id((repo / "python" / key).read_bytes()) == committed
         assert entry["counterpart"] == "trunk"
     # The inheriting override replaces add (a wrapper), mul and div; sub and
     # square are not replaced, so the lock does not record them.
@@ -151,3 +154,35 @@ def test_lock_of_a_stacked_backend_records_the_base_backends_override_as_counter
     # extra.py adds a module: nothing to lock.
     assert list(data["overrides"]) == ["mathpkg/fmt.py"]
     assert data["overrides"]["mathpkg/fmt.py"]["counterpart"] == "backend vendor"
+
+
+def test_lock_goes_into_the_backends_spec_root_not_one_from_flagtree_spec_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    other = tmp_path / "other_spec"
+    make(other, {"mathpkg/fmt.py": "def show(x):\n    return 'other'\n"})
+    monkeypatch.setenv("FLAGTREE_SPEC_PATH", str(other))
+    code, _, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    assert (repo / LOCK).is_file() and not (other / "flagtree_spec.lock").exists()
+    # Without a backend, the spec root given by folder is the one locked.
+    monkeypatch.setenv("FLAGTREE_BACKEND", "")
+    code, _, _ = run(capsys, "lock", "--trunk", str(repo / TRUNK))
+    assert code == 0
+    locked = json.loads((other / "flagtree_spec.lock").read_text(encoding="utf-8"))
+    assert locked["backend"] is None and list(locked["overrides"]) == ["mathpkg/fmt.py"]
+
+
+def test_lock_is_written_through_a_symlinked_spec_root_file_kept_as_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = upgrade_repo(tmp_path, in_git=False)
+    target = tmp_path / "kept" / "flagtree_spec.lock"
+    target.parent.mkdir()
+    target.write_text("{}\n")
+    (repo / LOCK).symlink_to(target)
+    code, _, _ = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0
+    assert (repo / LOCK).is_symlink()
+    assert json.loads(target.read_text(encoding="utf-8"))["format"] == 1
