@@ -238,7 +238,7 @@ def check_folders(
 ) -> tuple[str, str, str]:
     """Validate the three folders (and a base folder); return them absolute."""
     fork, trunk, into = (os.path.abspath(p) for p in (fork, trunk, into))
-    if not os.path.isdir(fork):
+    if not os.path.isdir(fork) and not os.path.isdir(into):
         raise InputError(f"--fork {fork} is not a directory; give the copy's package folder")
     if not os.path.isfile(os.path.join(trunk, "__init__.py")):
         raise InputError(f"--trunk {trunk} has no __init__.py; give the root package's folder")
@@ -267,6 +267,15 @@ def check_folders(
             )
         if os.path.realpath(base) in real.values():
             raise InputError(f"--base {base} is the fork, trunk or into folder; give the old trunk")
+        if not any(
+            os.path.isfile(os.path.join(trunk, *rel.split("/")))
+            for rel, _ in _walk(base)
+            if rel != "__init__.py"
+        ):
+            raise InputError(
+                f"--base {base} shares no module with the trunk {trunk} but its __init__.py, "
+                "so it is not an older trunk of it; give the trunk the copy was made from"
+            )
     return fork, trunk, into
 
 
@@ -316,7 +325,8 @@ def make_plan(
     warnings: list[str] = []
     seen: set[str] = set()
     common = 0
-    for rel, entry in _walk(fork):
+    # A fork that is gone while the mirror exists: an earlier run moved everything.
+    for rel, entry in _walk(fork) if os.path.isdir(fork) else iter(()):
         seen.add(rel)
         parts = rel.split("/")
         counterpart = next(
@@ -512,12 +522,20 @@ def _write(path: str, data: bytes) -> None:
     os.replace(temporary, path)
 
 
+def _key(path: str) -> str:
+    """*path* with its folder's symlinks resolved (not the file's own: it may be a link)."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
 class _Git:
     """git commands for the files of one work tree (nothing when there is none)."""
 
     def __init__(self, folder: str) -> None:
+        where = folder
+        while not os.path.isdir(where):
+            where = os.path.dirname(where)
         try:
-            self.top: Optional[str] = _git(folder, "rev-parse", "--show-toplevel", what="git")
+            self.top: Optional[str] = _git(where, "rev-parse", "--show-toplevel", what="git")
         except InputError:
             self.top = None
         self.tracked: set[str] = set()
@@ -530,7 +548,7 @@ class _Git:
                 os.path.relpath(folder, self.top),
                 what="git ls-files",
             )
-            self.tracked = {os.path.join(self.top, p) for p in listed.split("\0") if p}
+            self.tracked = {_key(os.path.join(self.top, p)) for p in listed.split("\0") if p}
 
     def clean(self, folder: str) -> str:
         """Why *folder* is not committed and clean in git, or ``""``."""
@@ -547,7 +565,7 @@ class _Git:
         return f"uncommitted changes in {', '.join(files[:3])}" if files else ""
 
     def move(self, source: str, target: str) -> None:
-        if source in self.tracked and self.top is not None:
+        if _key(source) in self.tracked and self.top is not None:
             _git(self.top, "mv", "-f", source, target, what="git mv")
         else:
             os.replace(source, target)
@@ -557,7 +575,7 @@ class _Git:
             _git(self.top, "add", "--", path, what="git add")
 
     def remove(self, path: str) -> None:
-        if path in self.tracked and self.top is not None:
+        if _key(path) in self.tracked and self.top is not None:
             _git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
         os.unlink(path)
 
@@ -591,11 +609,13 @@ def apply(plan: Plan, *, add_spec_path: bool = False) -> list[str]:
         done.append(f"{step.action:<8} {step.path}" + (f" -> {target}" if target else ""))
         if after_step is not None:
             after_step(k)
-    for folder, _, _ in sorted(os.walk(plan.fork), reverse=True):
+    for folder, _, _ in sorted(os.walk(plan.fork), reverse=True):  # nothing when it is gone
         if not os.listdir(folder):
             os.rmdir(folder)
     if add_spec_path:
-        for init in plan.spec_path:
+        for k, init in enumerate(plan.spec_path, len(plan.steps) + 1):
             if insert_spec_path(init):
                 done.append(f"spec_path added to {init}")
+            if after_step is not None:
+                after_step(k)
     return done

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from .._config import parse_stack, read_declaration
 from .._discovery import discover
 from .._errors import SpecError
-from .check import check
+from .check import Finding, check
 from .migrate import BaseTree, Plan, apply, make_plan
 from .model import InputError, load
 from .repo import RepoError, detect_repo
@@ -144,21 +144,26 @@ def _print_plan(plan: Plan, applied: bool) -> None:
     print(f"summary: {counts or 'nothing to migrate'}; Python lines {before} -> {after}")
 
 
-def _check_tree(plan: Plan, backend: Optional[str]) -> int:
-    spec_root = os.path.dirname(plan.into)
+def _findings(plan: Plan, backend: Optional[str]) -> Optional[list[Finding]]:
+    """What check says about the new tree; ``None`` when the mirror is not visible to it."""
     if os.path.basename(plan.into) != os.path.basename(plan.trunk) and backend is None:
-        print(
-            f"check: skipped: {plan.into} is not named like the root package; run flagtree-spec"
-            " check with the backend"
-        )
-        return 0
+        return None
     model = load(
         trunk=plan.trunk,
-        spec_roots=[] if backend else [spec_root],
+        spec_roots=[] if backend else [os.path.dirname(plan.into)],
         backends=[backend] if backend else [],
-        repo=None,
     )
-    findings = check(model)
+    return check(model)
+
+
+def _check_tree(plan: Plan, backend: Optional[str]) -> int:
+    findings = _findings(plan, backend)
+    if findings is None:
+        print(
+            f"check: skipped: {_show(plan.into)} is not named like the root package; run "
+            "flagtree-spec check with the backend"
+        )
+        return 0
     for f in findings:
         print(f"{_show(f.path)}:{f.line}:{f.col}: {f.code} {f.message}")
     errors = sum(f.severity == "error" for f in findings)
@@ -189,10 +194,14 @@ def _run(args: argparse.Namespace) -> int:
     )
     if args.format == "json":
         data: dict[str, Any] = plan.as_dict()
+        code = 0
         if args.apply:
             data["applied"] = apply(plan, add_spec_path=args.add_spec_path)
+            findings = _findings(plan, backend)
+            data["check"] = None if findings is None else [f.as_dict() for f in findings]
+            code = 1 if findings and any(f.severity == "error" for f in findings) else 0
         print(json.dumps(data, indent=2))
-        return 0
+        return code
     _print_plan(plan, args.apply and args.add_spec_path)
     if not args.apply:
         print("nothing changed; run again with --apply to migrate")

@@ -432,7 +432,9 @@ def test_interrupted_run_keeps_every_file_and_a_rerun_completes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     original = snapshot(REPO / COPY)
-    steps = len(original)
+    probe = plan_json(capsys, "--repo", str(REPO), "-b", "acme")
+    steps = len(probe["entries"]) + len(probe["spec_path"])  # type: ignore[arg-type]
+    assert steps == 18
     for k in range(1, steps + 1):
         top = tmp_path / f"run{k}"
         shutil.copytree(REPO, top, symlinks=True)
@@ -440,6 +442,7 @@ def test_interrupted_run_keeps_every_file_and_a_rerun_completes(
         git(top, "add", "-A")
         git(top, "commit", "-qm", "copy")
         argv = ["--repo", str(top), "-b", "acme", "--minimize", "--base", str(BASE), "--apply"]
+        argv.append("--add-spec-path")
         proc = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(_INTERRUPTED.format(k=k)), "migrate", *argv],
             env={**os.environ, "PYTHONPATH": LIBRARY},
@@ -449,11 +452,13 @@ def test_interrupted_run_keeps_every_file_and_a_rerun_completes(
         )
         assert proc.returncode in (0, 75), proc.stderr
         check_nothing_lost(top, original)
-        code, out, err = run(capsys, "migrate", *argv, "--add-spec-path")
+        code, out, err = run(capsys, "migrate", *argv)
         if proc.returncode == 75:
             assert code == 0, out + err
         check_nothing_lost(top, original)
         assert not (top / COPY).exists(), k
+        spec = "spec_path(__path__)"
+        assert (top / "python/minitri/runtime/__init__.py").read_text().count(spec) == 1, k
 
 
 def check_nothing_lost(top: Path, original: dict[str, bytes | str]) -> None:

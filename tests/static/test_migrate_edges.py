@@ -242,3 +242,23 @@ def test_insert_spec_path_into_unusual_files(tmp_path: Path) -> None:
     bare.write_text('"""Doc."""')
     assert insert_spec_path(str(bare))
     assert bare.read_text().startswith('"""Doc."""\n\ntry:\n')
+
+
+def test_json_apply_reports_the_changes_and_the_check(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "migrate", "--repo", str(repo), "-b", "acme", "--apply",
+                         "--format", "json")  # fmt: skip
+    assert code == 1, err  # FTS001: no spec_path calls yet
+    data = json.loads(out)
+    assert len(data["applied"]) == len(data["entries"]) == 15
+    assert "FTS001" in {f["code"] for f in data["check"]}
+
+
+def test_base_sharing_no_module_with_trunk_is_not_an_older_trunk(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "old" / "minitri"
+    make(other, {"__init__.py": "", "unrelated.py": "X = 1\n"})
+    err = bad(capsys, "--repo", str(repo), "-b", "acme", "--minimize", "--base", str(other))
+    assert "shares no module with the trunk" in err

@@ -107,7 +107,8 @@ def test_every_file_of_the_copy_is_kept_identical_or_proven(case: Case, minimize
         git(top, "commit", "-qm", "copy")
         before = files(fork)
         argv = ["migrate", "--repo", str(top), "-b", "b", "--apply", "--format", "json"]
-        assert main(argv + (["--minimize"] if minimized else [])) == 0
+        # 1: check finds the packages do not call spec_path yet (FTS001); 2 would be an error.
+        assert main(argv + (["--minimize"] if minimized else [])) in (0, 1)
         # Nothing under the old copy can load: no Python file, no link.
         assert not fork.exists() or not any(
             p.suffix == ".py" or p.is_symlink() for p in fork.rglob("*")
