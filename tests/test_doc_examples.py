@@ -309,6 +309,14 @@ def test_every_docs_page_is_linked_from_the_readme():
     assert missing == [], f"docs pages the README does not link to: {missing}"
 
 
+def test_api_page_has_a_section_for_every_public_name():
+    import flagtree_spec
+
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = [name for name in flagtree_spec.__all__ if f"`{name}" not in text]
+    assert missing == [], f"public names docs/api.md does not describe: {missing}"
+
+
 def test_harness_rules_match_and_reject():
     expected = ["a", "...", "x ... y", "=== 1 passed ==="]
     ok = pattern(expected)
