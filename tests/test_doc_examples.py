@@ -8,8 +8,9 @@ glob, so a new page is checked without being registered) is one test:
 * ```` ```console ````: every line starting with ``$ `` is a command (a line
   ending in ``\\`` continues it), run with ``bash -c``; the lines after it, up
   to the next command, are its expected output, stdout and stderr together.
-  ``$ cd DIR`` changes the folder of the commands after it. Exit codes are
-  not compared: end the command with ``; echo "exit $?"`` when one matters.
+  A command that changes folder (``$ cd DIR``, also in ``a && cd DIR``)
+  leaves the next command in that folder. Exit codes are not compared: end
+  the command with ``; echo "exit $?"`` when one matters.
 * ```` ```text ````, ``json``, ``yaml``, ``toml``, ``ini``, ``mermaid``,
   ``diff``: not code; not run (a ``json`` block must parse).
 * Any other block (no language, ``bash``, ``sh``, a console block without a
@@ -31,12 +32,16 @@ controls it:
   repository root; default: the repository root for console blocks, an empty
   folder for python blocks) with the environment variables given (quoted as
   in the shell; a relative ``PYTHONPATH`` entry is resolved against ``DIR``).
+  An absolute ``DIR`` continues a session that an earlier block of the page
+  started there (blocks run in page order); ``shown-as=PATH`` writes the
+  folder's path as ``PATH`` in the actual output instead of removing it.
 
 Every block runs with the environment of the test process minus ``PYTHONPATH``
 and every ``FLAGTREE_*`` variable, with the folder of the interpreter under
 test first on ``PATH`` (so ``python``, ``pytest`` and ``flagtree-spec`` are
 the installed ones), ``COLUMNS=80``, ``PYTHONDONTWRITEBYTECODE=1`` and
-``PYTHONUNBUFFERED=1`` (so stdout and stderr interleave as written).
+``PYTHONUNBUFFERED=1`` (so stdout and stderr interleave as written), and a
+git author and committer (a page may commit in a git work tree).
 
 Output is compared line by line after these rules, and no others:
 
@@ -59,6 +64,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -128,6 +134,7 @@ ALL = [block for page in PAGES if page not in SCENARIOS for block in blocks(page
 class Context(NamedTuple):
     cwd: Path
     env: dict[str, str]
+    shown_as: Optional[str]
 
 
 def context(block: Block, default_cwd: Path) -> Context:
@@ -136,22 +143,27 @@ def context(block: Block, default_cwd: Path) -> Context:
     env["COLUMNS"] = "80"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"  # stdout and stderr interleave as written
+    for role in ("AUTHOR", "COMMITTER"):  # a page may commit in a git work tree
+        env[f"GIT_{role}_NAME"], env[f"GIT_{role}_EMAIL"] = "docs", "docs@example.invalid"
     cwd = default_cwd
+    shown_as = None
     for word in shlex.split(block.directive or ""):
         name, equals, value = word.partition("=")
         if not equals:
             pytest.fail(f"{block.id}: directive word {word!r} is not NAME=value")
         if name == "cwd":
-            cwd = REPO / value
+            cwd = REPO / value  # an absolute value stays as it is
             if not cwd.is_dir():
-                pytest.fail(f"{block.id}: cwd={value} is not a folder of the repository")
+                pytest.fail(f"{block.id}: cwd={value} is not a folder (yet)")
+        elif name == "shown-as":
+            shown_as = value
         else:
             env[name] = value
     if "PYTHONPATH" in env:
         env["PYTHONPATH"] = os.pathsep.join(
             str(cwd / entry) for entry in env["PYTHONPATH"].split(os.pathsep)
         )
-    return Context(cwd, env)
+    return Context(cwd, env, shown_as)
 
 
 def commands(block: Block) -> list[tuple[str, list[str]]]:
@@ -220,20 +232,24 @@ def run_console(
             "commands as '$ command' with their output, or mark it <!-- docs: no-run (reason) -->"
         )
     cwd = ctx.cwd
-    for command, expected in steps:
-        if command.startswith("cd "):
-            cwd = (cwd / command[3:].strip()).resolve()
-            continue
-        proc = subprocess.run(
-            ["bash", "-c", command],
-            cwd=cwd,
-            env=ctx.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=120,
-        )
-        check_output(block, command, expected, normalise(proc.stdout, cwd, shown_as))
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "cwd"
+        for command, expected in steps:
+            # The folder a command ends in (after a `cd`) is where the next one starts.
+            script = f'{command}\n__status=$?\npwd > "{state}"\nexit $__status\n'
+            proc = subprocess.run(
+                ["bash", "-c", script],
+                cwd=cwd,
+                env=ctx.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=120,
+            )
+            shown = normalise(proc.stdout, cwd, shown_as or ctx.shown_as)
+            check_output(block, command, expected, shown)
+            if state.exists():
+                cwd = Path(state.read_text(encoding="utf-8").strip())
 
 
 def run_python(block: Block, folder: Optional[Path] = None) -> None:
@@ -315,6 +331,18 @@ def test_api_page_has_a_section_for_every_public_name():
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
     missing = [name for name in flagtree_spec.__all__ if f"`{name}" not in text]
     assert missing == [], f"public names docs/api.md does not describe: {missing}"
+
+
+def test_command_line_page_shows_every_check_code_in_real_output():
+    from flagtree_spec._static.rules import RULES
+
+    shown = set()
+    for block in blocks(REPO / "docs" / "cli.md"):
+        if block.language == "console" and not marked_no_run(block):
+            for _, output in commands(block):
+                shown.update(re.findall(r"\bFTS\d{3}\b", "\n".join(output)))
+    missing = sorted(set(RULES) - shown)
+    assert missing == [], f"check codes docs/cli.md shows no run of: {missing}"
 
 
 def test_harness_rules_match_and_reject():
