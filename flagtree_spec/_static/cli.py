@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import io
 import json
 import os
@@ -25,6 +26,7 @@ from .defdiff import DefinitionDiff, definition_diffs
 from .digest import analyse
 from .migrate_cli import add_commands as add_migrate
 from .model import InputError, Model, load
+from .pyproject import Settings, SettingsError, find_pyproject, read_settings
 from .source import Problem
 
 __all__ = ["add_commands"]
@@ -80,7 +82,7 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "
     )
 
 
-def _model(args: argparse.Namespace) -> Model:
+def _model(args: argparse.Namespace, settings: Optional[Settings] = None) -> Model:
     roots = args.root or []
     if len(roots) > 1:
         raise InputError(
@@ -95,7 +97,20 @@ def _model(args: argparse.Namespace) -> Model:
         spec_roots=args.spec_root,
         auto=args.auto,
         root=roots[0] if roots else None,
+        settings=settings,
     )
+
+
+def _settings(args: argparse.Namespace) -> Optional[Settings]:
+    """The ``[tool.flagtree-spec]`` table of the nearest ``pyproject.toml``, if any."""
+    start = args.repo if args.repo is not None and os.path.isdir(args.repo) else os.getcwd()
+    path = find_pyproject(start)
+    if path is None:
+        return None
+    try:
+        return read_settings(path)
+    except SettingsError as exc:
+        raise InputError(str(exc)) from None
 
 
 def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -297,9 +312,22 @@ def _print_findings(findings: Sequence[Finding], fmt: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    chosen = _codes(args.select, "--select")
-    ignored = _codes(args.ignore, "--ignore")
-    model = _model(args)
+    settings = _settings(args)
+    table = f"[tool.flagtree-spec] in {settings.path}:" if settings else ""
+    # Command-line options win over the table.
+    if args.select or settings is None:
+        chosen = _codes(args.select, "--select")
+    else:
+        chosen = _codes(settings.select, f"{table} select")
+    if args.ignore or settings is None:
+        ignored = _codes(args.ignore, "--ignore")
+    else:
+        ignored = _codes(settings.ignore, f"{table} ignore")
+    per_file = [
+        (pattern, _codes(codes, f"{table} per-file-ignores {pattern!r}"))
+        for pattern, codes in (settings.per_file_ignores if settings else ())
+    ]
+    model = _model(args, settings)
     _backends_present(model, "check")
     if not model.spec_roots and not model.absent:
         print(
@@ -309,6 +337,8 @@ def _check(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     findings = select(check(model), chosen, ignored)
+    if settings is not None and per_file:
+        findings = [f for f in findings if not _ignored_here(f, settings.folder, per_file)]
     _print_findings(findings, args.format)
     _report_problems(model.problems)
     print(_summary(model, findings), file=sys.stderr)
@@ -316,6 +346,15 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     failing = ("error",) if args.fail_on == "error" else ("error", "warning")
     return 1 if any(f.severity in failing for f in findings) else 0
+
+
+def _ignored_here(finding: Finding, folder: str, per_file: list[tuple[str, list[str]]]) -> bool:
+    """Whether a per-file ignore (a glob relative to *folder*) drops *finding*."""
+    rel = os.path.relpath(finding.path, folder).replace(os.sep, "/")
+    return any(
+        fnmatch.fnmatchcase(rel, pattern) and finding.code.startswith(tuple(codes))
+        for pattern, codes in per_file
+    )
 
 
 def _summary(model: Model, findings: Sequence[Finding]) -> str:

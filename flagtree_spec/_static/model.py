@@ -41,6 +41,7 @@ from .._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
 from .hooks import HookModule
+from .pyproject import Settings
 from .repo import RepoError, detect_repo
 from .source import Problem, Source, SpecPathCall
 
@@ -444,17 +445,28 @@ def load(
     spec_roots: Sequence[str] = (),
     auto: bool = False,
     root: Optional[str] = None,
+    settings: Optional[Settings] = None,
 ) -> Model:
     """Build a :class:`Model` from command-line style options.
 
     The trunk is *trunk* (the root package's folder), else installed package
     *package*, else detected from the FlagTree-style repository *repo* (or
     the working directory).  The backend stack is *backends* (``"a,b"``
-    elements), else ``FLAGTREE_BACKEND``, else the trunk's build-time marker.
+    elements), else ``FLAGTREE_BACKEND``, else the ``backend`` of *settings*
+    (a ``[tool.flagtree-spec]`` table), else the trunk's build-time marker.
     Explicit *spec_roots* come first, then the roots discovered for the stack.
     *root* is short for ``trunk=<repo>/python/<root>``.  Raises
     :class:`InputError` for anything unusable.
     """
+    if root is None and trunk is None and package is None and settings and settings.root:
+        # The table's default; --root, --trunk and --package win.
+        python = os.path.join(os.path.abspath(repo if repo is not None else os.getcwd()), "python")
+        if not os.path.isfile(os.path.join(python, settings.root, "__init__.py")):
+            raise InputError(
+                f"[tool.flagtree-spec] in {settings.path}: root {settings.root!r} is not a "
+                f"package folder in {python}"
+            )
+        root = settings.root
     if root is not None:
         if trunk is not None or package is not None:
             raise InputError(
@@ -512,6 +524,9 @@ def load(
         elif os.environ.get("FLAGTREE_BACKEND", "").strip():
             stack = parse_stack(os.environ["FLAGTREE_BACKEND"], "FLAGTREE_BACKEND")
             source = "FLAGTREE_BACKEND"
+        elif settings is not None and settings.backend:
+            source = f"[tool.flagtree-spec] in {settings.path}"
+            stack = parse_stack(",".join(settings.backend), f"{source}: backend")
         else:
             marker = read_marker(rdir)
             stack, source = (
@@ -536,7 +551,8 @@ def load(
         stack_source=source,
         auto=auto,
     )
-    if source in ("--backend", "FLAGTREE_BACKEND"):  # typed by a person; a marker is not judged
+    if source != "no backend set" and not source.startswith("marker "):
+        # Typed by a person; the build chose a marker's backend, which is not judged.
         has_root = [r.backend for r in found_roots.spec_roots if r.backend]
         model.absent = absent_backends(root, rdir, stack, source, has_root)
     return model
