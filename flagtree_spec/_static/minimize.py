@@ -69,7 +69,18 @@ class Minimized(NamedTuple):
 class _Stmt:
     """One top-level statement: what it binds, and which names it reads when it runs."""
 
-    __slots__ = ("effect", "first", "kind", "last", "names", "node", "now", "sigs", "uses")
+    __slots__ = (
+        "effect",
+        "first",
+        "kind",
+        "last",
+        "names",
+        "node",
+        "now",
+        "sigs",
+        "uses",
+        "whole",
+    )
 
     def __init__(self, node: ast.stmt, kind: str, future_annotations: bool) -> None:
         self.node = node
@@ -77,6 +88,7 @@ class _Stmt:
         self.first = min([node.lineno, *(d.lineno for d in _decorators(node))])
         self.last = node.end_lineno or node.lineno
         self.sigs: dict[str, str] = {}
+        self.whole = ""  # the dump of a "def" or "effect" statement
         self.effect = ""  # why a differing "def" has effects when it runs
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
@@ -90,9 +102,9 @@ class _Stmt:
                     bound = alias.asname or alias.name
                     single = ast.ImportFrom(module=node.module, names=[alias], level=node.level)
                 self.sigs[bound] = ast.dump(single)
-        elif kind in ("def", "effect"):
-            whole = ast.dump(node)
-            self.sigs = dict.fromkeys(_bound(node), whole)
+        if self.kind in ("def", "effect"):
+            self.whole = ast.dump(node)
+            self.sigs.update(dict.fromkeys(_bound(node), self.whole))
         self.names = tuple(self.sigs)
         self.uses = _loads(node)
         self.now = _import_time(node, future_annotations)
@@ -283,8 +295,8 @@ def minimize(
     elif base is None:
         notes.append("the base has no such file: differing definitions count as changed by both")
     reference = base if base is not None else trunk
-    mine = [ast.dump(s.node) for s in copy.effects()]
-    theirs = [ast.dump(s.node) for s in reference.effects()]
+    mine = [s.whole for s in copy.effects()]
+    theirs = [s.whole for s in reference.effects()]
     if mine != theirs:
         differ = [s for s, d in zip(copy.effects(), mine) if d not in theirs]
         where = _line(lines, differ[0]) if differ else "a module-level statement is missing"
@@ -375,7 +387,7 @@ def minimize(
     if not chosen and not deleted:
         notes.append("the backend changed nothing since the base: delete the override once read")
     text = _render(copy_text, lines, copy, chosen, rebound, trunk_side, deleted)
-    failure = prove(copy_text, trunk_text, text, trunk_side, deleted)
+    failure = _prove(copy, trunk, text, trunk_side, deleted)
     if failure:
         return _whole(f"kept whole: the minimized version could not be proven ({failure})", notes)
     reason = f"inherit(globals()) plus {len(kept)} changed name(s): {', '.join(sorted(kept))}"
@@ -449,15 +461,25 @@ def prove(
     """Check an override statically; return what fails, or ``""``.
 
     Replays the bindings of trunk's module, then the override's statements
-    after its ``inherit`` call: every name the copy
-    binds, except *trunk_side* (changed or added by trunk), must end bound
-    to a statement whose syntax tree equals the copy's last binding of it;
-    every name in *deleted* must be unbound; and no statement of the copy
-    that the override leaves to trunk may read, when the module runs, a
-    name the override binds again.
+    after its ``inherit`` call: every name the copy binds, except
+    *trunk_side* (changed or added by trunk), must end bound to a statement
+    whose syntax tree equals the copy's last binding of it; every name in
+    *deleted* must be unbound; and no statement of the copy that the
+    override leaves to trunk may read, when the module runs, a name the
+    override binds again.
     """
     copy = _File(ast.parse(copy_text))
     trunk = _File(ast.parse(trunk_text))
+    return _prove(copy, trunk, override_text, trunk_side, deleted)
+
+
+def _prove(
+    copy: _File,
+    trunk: _File,
+    override_text: str,
+    trunk_side: Iterable[str],
+    deleted: Iterable[str],
+) -> str:
     override = _File(ast.parse(override_text))
     state = dict(trunk.last)
     seen_inherit = False
@@ -479,7 +501,7 @@ def prove(
                 state.pop(ast.unparse(target), None)
             continue
         state.update(s.sigs)
-        mine.add(ast.dump(node))
+        mine.add(s.whole or ast.dump(node))
         again.update(
             n for n, sig in s.sigs.items() if s.kind != "import" or trunk.last.get(n) != sig
         )
@@ -493,6 +515,6 @@ def prove(
         if name in state:
             return f"{name} would stay bound"
     for s in copy.stmts:
-        if s.kind in ("def", "effect") and ast.dump(s.node) not in mine and s.now & again:
+        if s.kind in ("def", "effect") and s.whole not in mine and s.now & again:
             return f"line {s.first} would capture trunk's {', '.join(sorted(s.now & again))}"
     return ""
