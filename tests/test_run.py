@@ -35,8 +35,13 @@ def where():
 
 def main():
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(1) as pool:
-        spawned = pool.apply(where)
+    pool = ctx.Pool(1)
+    spawned = pool.apply(where)
+    # close() and join(), not terminate() (what "with Pool()" does on exit): a worker
+    # killed while its atexit handlers run (the coverage of the test run writing its
+    # data file) leaves a broken file behind.
+    pool.close()
+    pool.join()
     sub = subprocess.run(
         [sys.executable, "-c", "import unmodpkg.runtime.jit as j; "
          "print(j.WHERE, os.environ.get('CHAINED'))".replace("os.", "__import__('os')."),
