@@ -3,7 +3,9 @@
     python3 benchmarks/bench_check.py
 
 Generates a FlagTree-style tree (trunk packages of 20 modules that import from
-each other, plus overrides for 15% of the modules in a backend's mirror tree),
+each other and call a hook each, plus overrides for 15% of the modules in a
+backend's mirror tree, and a hook package that gathers 50 hooks from 10
+fragment files with star imports),
 then times, in this process and side by side, (a) reading and ``ast.parse``-ing
 every file of trunk and mirror once and (b) building the static model and
 running every check on it.  Medians of several runs.  Target: at 2,000 trunk
@@ -25,12 +27,15 @@ from flagtree_spec._static.check import check
 from flagtree_spec._static.model import load
 
 PER_PACKAGE = 20
+FRAGMENTS = 10
+HOOKS_PER_FRAGMENT = 5
 REPEATS = 5
 MODULE = '''"""Module {i} of package {p}."""
 
 from __future__ import annotations
 
 import os
+from flagtree_spec import spec
 from .m{prev} import helper_{prev}, Thing{prev}
 
 
@@ -58,6 +63,7 @@ def helper_{i}(x: int, y: int = 2) -> int:
 
 
 def use_{i}() -> object:
+    spec("hook_{hook}", {i}, y=2)
     return Thing{prev}(helper_{i}(3))
 
 
@@ -81,7 +87,8 @@ def generate(base: str, modules: int, overrides: int) -> str:
         with open(os.path.join(folder, "__init__.py"), "w") as f:
             f.write(spec)
         for i in range(PER_PACKAGE):
-            text = MODULE.format(i=i, p=p, prev=(i - 1) % PER_PACKAGE)
+            hook = (p * PER_PACKAGE + i) % (FRAGMENTS * HOOKS_PER_FRAGMENT)
+            text = MODULE.format(i=i, p=p, prev=(i - 1) % PER_PACKAGE, hook=hook)
             with open(os.path.join(folder, f"m{i}.py"), "w") as f:
                 f.write(text)
             index = p * PER_PACKAGE + i
@@ -90,6 +97,14 @@ def generate(base: str, modules: int, overrides: int) -> str:
                 with open(os.path.join(mirror, f"pkg{p}", f"m{i}.py"), "w") as f:
                     f.write(text.replace("return self.value * 2", "return self.value * 3"))
                 written += 1
+    hooks = os.path.dirname(mirror)
+    with open(os.path.join(hooks, "__init__.py"), "w") as f:
+        f.writelines(f"from ._fragment{n} import *\n" for n in range(FRAGMENTS))
+    for n in range(FRAGMENTS):
+        names = [f"hook_{n * HOOKS_PER_FRAGMENT + k}" for k in range(HOOKS_PER_FRAGMENT)]
+        with open(os.path.join(hooks, f"_fragment{n}.py"), "w") as f:
+            f.write(f"__all__ = {names!r}\n")
+            f.writelines(f"\n\ndef {name}(x, y=1):\n    return x + y\n" for name in names)
     return base
 
 

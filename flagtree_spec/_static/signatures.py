@@ -17,7 +17,9 @@ positional-only parameter; every parameter without a default must be filled.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import bisect
+import re
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional, Union
 
 __all__ = [
@@ -241,14 +243,39 @@ def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
     return {k: v for k, v in found.items() if v[0] != "for_root_function"}
 
 
+def _nodes_on(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
+    """The nodes of *tree* whose lines include one of the sorted *lines*.
+
+    A call ``spec(...)`` spans the line where its name is written, so only
+    the parts of the tree around those lines are walked: a fraction of
+    ``ast.walk`` in a module that calls a few hooks.
+    """
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        first = getattr(node, "lineno", None)
+        if first is not None:
+            last = getattr(node, "end_lineno", None) or first
+            decorators = getattr(node, "decorator_list", None)
+            if decorators:  # written above the def or class line
+                first = min(first, *(d.lineno for d in decorators))
+            at = bisect.bisect_left(lines, first)
+            if at == len(lines) or lines[at] > last:
+                continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
+
+
 def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCall]:
     """Every call of ``spec``/``spec_func`` (bare or as an attribute) or of one of the
     bare *names*, whose first argument is a literal string."""
     calls: list[HookCall] = []
-    if not any(n in text for n in names) and "spec" not in text:
-        return calls
     wanted = frozenset((*_DISPATCH_NAMES, *names))
-    for node in ast.walk(tree):
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(wanted)) + r")\s*\("
+    lines = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)})
+    if not lines:
+        return calls
+    for node in _nodes_on(tree, lines):
         if not (
             isinstance(node, ast.Call)
             and node.args

@@ -132,3 +132,31 @@ def test_dispatchers_follow_aliases_and_guarded_imports() -> None:
         "lookup": ("flagtree_spec", "spec_func"),
     }
     assert hook_calls(tree, "x = 1", ["call"]) == []
+
+
+def test_hook_calls_finds_what_a_full_walk_finds() -> None:
+    from flagtree_spec._static.signatures import hook_calls
+
+    text = (
+        "from flagtree_spec import spec, spec_func\n"
+        "@decorate(spec('in_decorator', 1))\n"
+        "def f(x=spec('in_default')):\n"
+        "    return [spec(\n        'multi_line',\n        x,\n    ) for _ in x]\n"
+        "class C:\n    y = obj.spec('attribute', k=1)\n"
+        "z = spec  (\n'spaced', *a)\n"
+        "w = spec_func('lookup')\n"
+        "v = spec(name)  # not a literal\n"
+        "u = spec_path('not a hook')\n"
+    )
+    tree = ast.parse(text)
+    found = sorted(hook_calls(tree, text, ()))
+    assert [(c.hook, c.line) for c in found] == [
+        ("attribute", 9),
+        ("in_decorator", 2),
+        ("in_default", 3),
+        ("lookup", 12),
+        ("multi_line", 4),
+        ("spaced", 10),
+    ]
+    assert next(c for c in found if c.hook == "spaced").unpacked
+    assert next(c for c in found if c.hook == "attribute").callee == ""
