@@ -397,8 +397,17 @@ def make_plan(
         if tree is not None and minimize_files:
             base_text = base.text(rel) if base is not None and via == "trunk" else None
             result = minimize(text, other, base_text, has_base=base is not None and via == "trunk")
+            if base is not None and via != "trunk":
+                result = result._replace(
+                    notes=(
+                        f"the counterpart is {via}, not trunk: the base says nothing about it",
+                        *result.notes[1:],
+                    )
+                )
             if result.text is not None:
-                encoded = result.text.encode("utf-8")
+                # The copy's own encoding: its coding line, if any, stays first in the override.
+                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+                encoded = result.text.encode(encoding)
                 steps.append(
                     Step(
                         rel,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -262,3 +263,41 @@ def test_base_sharing_no_module_with_trunk_is_not_an_older_trunk(
     make(other, {"__init__.py": "", "unrelated.py": "X = 1\n"})
     err = bad(capsys, "--repo", str(repo), "-b", "acme", "--minimize", "--base", str(other))
     assert "shares no module with the trunk" in err
+
+
+def test_minimized_file_keeps_the_copys_encoding(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trunk = '# -*- coding: latin-1 -*-\nNAME = "caf\xe9"\n\n\ndef f():\n    return 1\n'
+    (repo / "python/minitri/runtime/latin.py").write_bytes(trunk.encode("latin-1"))
+    copy = trunk.replace("return 1", "return '\xe9'")
+    (repo / COPY / "runtime/latin.py").write_bytes(copy.encode("latin-1"))
+    base = tmp_path / "base" / "minitri"
+    shutil.copytree(FIXTURES / "migrate_base" / "minitri", base)
+    (base / "runtime/latin.py").write_bytes(trunk.encode("latin-1"))
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "copy"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo,
+                       check=True, capture_output=True)  # fmt: skip
+    code, out, err = run(capsys, "migrate", "--repo", str(repo), "-b", "acme", "--minimize",
+                         "--base", str(base), "--apply", "--add-spec-path")  # fmt: skip
+    assert code == 0, out + err
+    written = (repo / MIRROR / "runtime/latin.py").read_bytes()
+    assert written.startswith(b"# -*- coding: latin-1 -*-\n")
+    assert b"return '\xe9'" in written  # latin-1, as its coding line says
+
+
+def test_counterpart_of_a_base_backend_is_compared_two_ways(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jit = (repo / "python/minitri/runtime/jit.py").read_text()
+    make(
+        repo,
+        {
+            "third_party/acme/backend/spec/flagtree_spec.json": '{"base": ["tileir"]}',
+            "third_party/tileir/backend/spec/minitri/runtime/jit.py": jit + "\nTILE = 1\n",
+        },
+    )
+    data = plan(capsys, repo, "--minimize", "--base", str(FIXTURES / "migrate_base/minitri"))
+    entries = {e["path"]: e for e in data["entries"]}  # type: ignore[attr-defined]
+    assert entries["runtime/jit.py"]["notes"][0].startswith("the counterpart is /")
+    assert "tileir" in entries["runtime/jit.py"]["notes"][0]
