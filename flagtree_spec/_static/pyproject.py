@@ -161,9 +161,11 @@ class _Unclosed(_Unreadable):
     """An array that may continue on the next line."""
 
 
-# A key of this table written outside its header: tool.flagtree-spec.x = ..., or
-# flagtree-spec = {...} under [tool].
-_ELSEWHERE = re.compile(r"""^\s*(?:tool\s*\.\s*)?["']?flagtree-spec["']?\s*[.=]""")
+# A key of this table written outside its header: tool.flagtree-spec.x = ... before
+# any header, or flagtree-spec = {...} under [tool] (elsewhere, as under
+# [project.scripts], a key named flagtree-spec is something else).
+_ELSEWHERE_TOP = re.compile(r"""^\s*tool\s*\.\s*["']?flagtree-spec["']?\s*[.=]""")
+_ELSEWHERE_TOOL = re.compile(r"""^\s*["']?flagtree-spec["']?\s*[.=]""")
 
 
 def read_table_strictly(text: str, path: str) -> Optional[dict[str, object]]:
@@ -181,6 +183,7 @@ def read_table_strictly(text: str, path: str) -> Optional[dict[str, object]]:
     table: Optional[dict[str, object]] = None
     current: Optional[dict[str, object]] = None
     headers: set[tuple[str, ...]] = set()
+    outside: Optional[list[str]] = None  # the header of the table being skipped
 
     def enter(header: list[str], number: int, line: str) -> dict[str, object]:
         nonlocal table
@@ -201,7 +204,12 @@ def read_table_strictly(text: str, path: str) -> Optional[dict[str, object]]:
                 if header is not None and header[:2] == ["tool", TABLE]:
                     current = enter(header, number, line)
                     continue
-            elif _ELSEWHERE.match(line):
+                outside = header
+            elif stripped.startswith("[["):
+                outside = []
+            elif (outside is None and _ELSEWHERE_TOP.match(line)) or (
+                outside == ["tool"] and _ELSEWHERE_TOOL.match(line)
+            ):
                 raise _error(path, number, line, f"write the settings under [tool.{TABLE}]")
             number = _skip_multiline(lines, number, stripped)
             continue
@@ -212,12 +220,13 @@ def read_table_strictly(text: str, path: str) -> Optional[dict[str, object]]:
                 header_text = stripped.lstrip("[").split("]")[0].strip()
                 if _split_key(header_text, path, number)[:2] == ["tool", TABLE]:
                     raise _error(path, number, line, "an array of tables is not a setting")
-                current = None
+                current, outside = None, []
                 continue
             header = _header(stripped)
             if header is None:
                 raise _error(path, number, line, "a table header is not understood")
             current = enter(header, number, line) if header[:2] == ["tool", TABLE] else None
+            outside = header
             continue
         key_text, equals, rest = _partition_key(stripped)
         if not equals:

@@ -69,6 +69,11 @@ AGREE = [
         {"per-file-ignores": {"a.py": ["FTS001"], "b": []}, "select": ["tab\there", "é"]},
     ),
     (
+        '[project.scripts]\nflagtree-spec = "flagtree_spec._cli:main"\n'
+        '[tool.flagtree-spec]\nroot = "r"\n[[tool.x]]\nflagtree-spec = 1\n',
+        {"root": "r"},
+    ),
+    (
         '[tool.flagtree-spec]\nper-file-ignores."x.py" = ["FTS002"]\nauto = true\n',
         {"per-file-ignores": {"x.py": ["FTS002"]}, "auto": True},
     ),
@@ -99,6 +104,7 @@ def test_strict_reader_agrees_with_tomllib_on_the_table(document, expected):
         ('[tool.flagtree-spec]\nroot = "a\\qb"\n', "the escape \\q is not understood"),
         ("[tool.flagtree-spec]\n[tool.flagtree-spec]\n", "this table header appears twice"),
         ("[tool]\nflagtree-spec = { root = 'x' }\n", "write the settings under"),
+        ("tool.flagtree-spec.root = 'x'\n", "write the settings under"),
         ("[tool.flagtree-spec]\n[[tool.flagtree-spec.x]]\n", "an array of tables"),
     ],
 )
