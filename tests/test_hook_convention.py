@@ -225,3 +225,16 @@ def test_hook_module_of_compares_syntax_trees_without_positions(tmp_path, candid
     found = hook_module_of(str(root), "source", "hcpkg", str(trunk), None)
     init = str(root / "hcpkg" / "__init__.py")
     assert found == (HookModule(None, False, init) if stray else HookModule(init, True))
+
+
+@pytest.mark.parametrize("target", ["hooks.txt", "folder"])
+def test_hook_module_of_declared_hooks_that_are_no_module_is_config_error(tmp_path, target):
+    from flagtree_spec import SpecConfigError
+    from flagtree_spec._config import read_declaration
+
+    (tmp_path / "hooks.txt").write_text("")
+    (tmp_path / "folder").mkdir()  # no __init__.py
+    (tmp_path / "flagtree_spec.json").write_text(f'{{"hooks": "{target}"}}')
+    decl = read_declaration(str(tmp_path))
+    with pytest.raises(SpecConfigError, match=f"hooks '{target}' is neither a .py file"):
+        hook_module_of(str(tmp_path), "source", "hcpkg", str(TRUNK), decl)

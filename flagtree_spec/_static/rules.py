@@ -459,16 +459,10 @@ def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue  # its body runs when called, not at import time
-        if isinstance(node, ast.Call) and _called_name(node.func) == "inherit":
+        if isinstance(node, ast.Call) and _call_name(node.func) == "inherit":
             found.append((node.lineno, node.col_offset))
         pending.extend(ast.iter_child_nodes(node))
     return min(found) if found else None
-
-
-def _called_name(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
