@@ -279,10 +279,21 @@ def check_folders(
     return fork, trunk, into
 
 
-def _leftovers(fork: str, into: str) -> str:
-    """``<backend>/migrate-leftovers``: the nearest folder holding both spec roots."""
-    common = os.path.commonpath([os.path.dirname(os.path.dirname(fork)), os.path.dirname(into)])
-    return os.path.join(common, "migrate-leftovers")
+def _leftovers(fork: str, into: str, trunk: str) -> str:
+    """``<backend>/migrate-leftovers``: beside the copy's spec root, outside every spec root.
+
+    The copy's spec root is the folder holding it (``third_party/B/python``),
+    the new one the folder holding *into*; the leftovers go into the folder
+    above the copy's (``third_party/B``).
+    """
+    leftovers = os.path.join(os.path.dirname(os.path.dirname(fork)), "migrate-leftovers")
+    for root in (os.path.dirname(into), trunk):
+        if _under(os.path.realpath(leftovers), os.path.realpath(root)):
+            raise InputError(
+                f"the leftovers folder {leftovers} would lie inside {root}; give a --fork "
+                "whose parent folder is outside the new spec root and the trunk"
+            )
+    return leftovers
 
 
 def _root_init(copy: str, trunk: str) -> str:
@@ -320,7 +331,7 @@ def make_plan(
     if base is not None and base.folder is not None:
         check_folders(fork, trunk, into, base.folder)
     fork, trunk, into = check_folders(fork, trunk, into)
-    leftovers = _leftovers(fork, into)
+    leftovers = _leftovers(fork, into, trunk)
     steps: list[Step] = []
     warnings: list[str] = []
     seen: set[str] = set()

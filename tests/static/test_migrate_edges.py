@@ -301,3 +301,21 @@ def test_counterpart_of_a_base_backend_is_compared_two_ways(
     entries = {e["path"]: e for e in data["entries"]}  # type: ignore[attr-defined]
     assert entries["runtime/jit.py"]["notes"][0].startswith("the counterpart is /")
     assert "tileir" in entries["runtime/jit.py"]["notes"][0]
+
+
+def test_leftovers_go_beside_the_copys_spec_root(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fork = tmp_path / "a" / "copies" / "minitri"
+    shutil.copytree(repo / COPY, fork, symlinks=True)
+    into = tmp_path / "b" / "spec" / "minitri"
+    trunk = str(repo / "python/minitri")
+    argv = ["migrate", "--fork", str(fork), "--trunk", trunk, "--into", str(into)]
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["leftovers"] == str(tmp_path / "a" / "migrate-leftovers")
+    inside = tmp_path / "b" / "spec" / "old" / "minitri"
+    shutil.copytree(repo / COPY, inside, symlinks=True)
+    err = bad(capsys, "--fork", str(inside), "--trunk", str(repo / "python/minitri"),
+              "--into", str(into))  # fmt: skip
+    assert "would lie inside" in err
