@@ -29,6 +29,7 @@ __all__ = [
     "explicit_roots",
     "hook_module_name",
     "hook_module_of",
+    "same_tree",
     "spec_path_env",
 ]
 
@@ -185,11 +186,16 @@ def _same_module(path: str, trunk: str) -> bool:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         # Not a copy of a working trunk file: as the hook module, its import reports it.
         return False
-    return _same_tree(mine, theirs)
+    return same_tree(mine, theirs)
 
 
-def _same_tree(a: object, b: object) -> bool:
-    """Whether two syntax trees are equal, ignoring positions (what ``ast.dump`` compares)."""
+def same_tree(a: object, b: object) -> bool:
+    """Whether two syntax trees are equal, ignoring positions (what ``ast.dump`` compares).
+
+    Walks both trees in step and stops at the first difference, so it costs
+    far less than dumping both when the files differ.  Here because the run
+    time needs it without importing :mod:`ast`; the tools use it too.
+    """
     import _ast
 
     pending: list[tuple[object, object]] = [(a, b)]

@@ -12,12 +12,11 @@ need the whole model.  Findings carry a code, a severity (``error``,
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .._discovery import SpecRoot
+from .._discovery import SpecRoot, same_tree
 from .finder import COMPILED_SUFFIXES, Entry
 from .model import Model, Module
 from .rules import RULES
@@ -109,31 +108,9 @@ class MirrorFile:
             self._identical = (
                 other is not None
                 and mine is not None
-                and (mine.data == other.data or _same_tree(mine.tree, other.tree))
+                and (mine.data == other.data or same_tree(mine.tree, other.tree))
             )
         return self._identical
-
-
-def _same_tree(a: Optional[ast.AST], b: Optional[ast.AST]) -> bool:
-    """Whether two syntax trees are equal, ignoring positions (``ast.dump`` equality).
-
-    Walks both trees in step and stops at the first difference, so it costs
-    far less than dumping both when the files differ.
-    """
-    pending: list[tuple[object, object]] = [(a, b)]
-    while pending:
-        x, y = pending.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, ast.AST):
-            pending.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields)
-        elif isinstance(x, list):
-            if len(x) != len(y):  # type: ignore[arg-type]
-                return False
-            pending.extend(zip(x, y))  # type: ignore[call-overload]
-        elif x != y:
-            return False
-    return True
 
 
 def excluded_by(model: Model, spec_root: SpecRoot, name: str) -> str:
