@@ -17,12 +17,16 @@ import ast
 import importlib.util
 import textwrap
 from pathlib import Path
+from typing import Optional
 
+import pytest
 from conftest import FIXTURES, SOURCE_PY, run_python
 
 import flagtree_spec
+from flagtree_spec._discovery import hook_module_name
 
 TOOLS = "flagtree_spec._static"
+FLAG_HOOKS = FIXTURES / "hook_convention/third_party/flag/backend/spec/hcpkg/__init__.py"
 HEAVY = ("ast", "argparse", "difflib", "json")
 
 # The child forgets whatever the interpreter loaded at start-up (a coverage
@@ -104,19 +108,27 @@ def test_runtime_imports_ast_only_for_a_flagtree_backend_module_marker() -> None
     assert imported(code, path=FIXTURES / "marker_file" / "site-packages") == []
 
 
-def test_runtime_compares_a_hook_package_at_spec_root_r_init_without_importing_ast() -> None:
-    code = """
+@pytest.mark.parametrize(
+    ("backend", "extra"),
+    [
+        # spec/hcpkg/__init__.py differs from the trunk's hcpkg/__init__.py in bytes, and
+        # spec/hcpkg/__init__.py of strayast only in comments and layout: both are parsed.
+        ("flag", f"flag:hcpkg.language:{hook_module_name('flag', str(FLAG_HOOKS))}._utils"),
+        ("strayast", None),
+        # A byte-identical stray copy, and a spec root with its own __init__.py: never parsed.
+        ("stray", None),
+        ("both", "both __init__.py"),
+    ],
+)
+def test_runtime_compares_a_hook_package_at_spec_root_r_init_without_importing_ast(
+    backend: str, extra: Optional[str]
+) -> None:
+    code = f"""
         import hcpkg.language as language
-        assert language.EXTRA in (None, "both __init__.py") or "flag:" in language.EXTRA
+        assert language.EXTRA == {extra!r}, language.EXTRA
     """
     path = FIXTURES / "hook_convention" / "python"
-    # spec/hcpkg/__init__.py differs from the trunk's hcpkg/__init__.py in bytes, and
-    # spec/hcpkg/__init__.py of strayast only in comments and layout: both are parsed.
-    assert imported(code, backend="flag", path=path) == []
-    assert imported(code, backend="strayast", path=path) == []
-    # A byte-identical stray copy, and a spec root with its own __init__.py: never parsed.
-    assert imported(code, backend="stray", path=path) == []
-    assert imported(code, backend="both", path=path) == []
+    assert imported(code, backend=backend, path=path) == []
 
 
 def test_runtime_imports_difflib_only_to_warn_about_a_misspelled_backend() -> None:
