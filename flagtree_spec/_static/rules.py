@@ -10,8 +10,10 @@ and looks at one file of a mirror tree at a time (:meth:`Rule.file`, given
 the :class:`~flagtree_spec._static.check.MirrorFile` that says what the import
 system does with it), at the whole model once (:meth:`Rule.model`), or both.
 It yields :class:`Hit` objects; the check turns them into findings carrying
-its code and severity.  Adding a code is adding one class here (and its row
-in ``docs/check.md``).
+its code and severity.  Adding a code is adding one class here, or in the
+module of its concern (:mod:`.rules_hooks` for hook modules,
+:mod:`.rules_inherit` for ``inherit`` overrides), and its row in
+``docs/check.md``.
 """
 
 from __future__ import annotations
@@ -20,15 +22,13 @@ import ast
 import os
 import weakref
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 from .._config import read_declaration
 from .._discovery import SpecRoot, close_matches
 from .drift import drift
-from .hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
 from .model import Model, Module
-from .signatures import bind_error
-from .source import Source, resolve_relative
+from .source import Source
 
 if TYPE_CHECKING:  # the check builds the mirror files the rules look at
     from .check import MirrorFile
@@ -72,6 +72,10 @@ def rule(code: str, severity: str, summary: str) -> Callable[[type[Rule]], type[
     def register(cls: type[Rule]) -> type[Rule]:
         cls.code, cls.severity, cls.summary = code, severity, summary
         RULES[code] = cls()
+        # In code order, whichever module declares the rule (rules_hooks, rules_inherit).
+        ordered = sorted(RULES.items())
+        RULES.clear()
+        RULES.update(ordered)
         return cls
 
     return register
@@ -127,63 +131,6 @@ def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
     for module in model.modules():
         if module.file is not None and module.file.endswith(".py"):
             yield module, model.source(module.file)
-
-
-def _declaration_hint(model: Model, spec_root: SpecRoot) -> str:
-    """For a spec root without a declaration whose hook package holds its mirror tree."""
-    if spec_root.declaration is not None or spec_root.hooks is None or spec_root.mirror is None:
-        return ""
-    folder = os.path.dirname(spec_root.hooks)
-    mirror = model.mirror_of(spec_root)
-    if not (mirror == folder or mirror.startswith(folder + os.sep)):
-        return ""
-    hooks = os.path.relpath(spec_root.hooks, spec_root.path).replace(os.sep, "/")
-    return (
-        f". If {mirror} is a tree of hook fragments rather than overrides (usually the case), "
-        f"declare it in {os.path.join(spec_root.path, 'flagtree_spec.json')}: "
-        f'{{"mirror": null, "hooks": "{hooks}"}}'
-    )
-
-
-def _dispatches(model: Model, module: Module, source: Source, name: str, depth: int = 4) -> bool:
-    """Whether bare name *name* of *module* certainly calls hooks the way ``spec()`` does:
-    flagtree_spec's ``spec``, ``for_root(...).spec``, a ``def spec(hook, *args,
-    **kwargs)`` that forwards them, or such a name imported from another trunk module."""
-    found = source.dispatchers().get(name)
-    if found is None or depth == 0:
-        return False
-    if found[0] in ("flagtree_spec", "for_root"):
-        return found[1] == "spec"
-    if found[0] == "forwarder":
-        return True
-    _, level, target, imported = found
-    assert isinstance(level, int) and isinstance(target, str) and isinstance(imported, str)
-    package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
-    absolute = resolve_relative(level, target or None, package)
-    if absolute is None or absolute.partition(".")[0] != model.root:
-        return False
-    other = model.resolve(absolute)
-    if other.file is None or not other.file.endswith(".py"):
-        return False
-    return _dispatches(model, other, model.source(other.file), imported, depth - 1)
-
-
-def _definition_elsewhere(model: Model, spec_root: SpecRoot, name: str) -> str:
-    """``path:line`` of a top-level ``def``/``class`` *name* in the spec root, if any."""
-    for dirpath, dirnames, filenames in os.walk(spec_root.path):
-        dirnames[:] = sorted(d for d in dirnames if d.isidentifier())
-        for filename in sorted(f for f in filenames if f.endswith(".py")):
-            path = os.path.join(dirpath, filename)
-            if path == spec_root.hooks:
-                continue
-            tree = model.source(path).tree
-            for node in tree.body if tree is not None else ():
-                if (
-                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                    and node.name == name
-                ):
-                    return f"{path}:{node.lineno}"
-    return ""
 
 
 # --------------------------------------------------------------------------- the rules
@@ -402,105 +349,6 @@ class ExcludedOverride(Rule):
             )
 
 
-@rule("FTS007", "warning", "override derives paths from __file__")
-class OwnFile(Rule):
-    """``__file__`` in an override names its own file, or after ``inherit()`` the lower one.
-
-    In an override that calls ``inherit(globals())``, ``__file__`` is the
-    override's own file before the call and the lowest version that ran after
-    it, so a read at module level after the call, and any read in a function
-    body (which runs later), sees the lower file.
-    """
-
-    _ADVICE = (
-        "use os.path.dirname(__spec__.origin) for the override's own folder and "
-        "flagtree_spec.trunk_path(__package__, ...) for trunk data"
-    )
-
-    def file(self, mf: MirrorFile) -> Iterator[Hit]:
-        source = mf.parsed
-        if mf.state != "live" or source is None or "__file__" not in source.text:
-            return
-        assert source.tree is not None
-        call = _first_inherit(source.tree)
-        lower = ""
-        for node, in_function in sorted(
-            _file_reads(source.tree), key=lambda r: (r[0].lineno, r[0].col_offset)
-        ):
-            if call is None:
-                message = (
-                    "derives a path from its own __file__, which is in the mirror tree; use "
-                    "flagtree_spec.trunk_path(__package__, ...) to reach trunk files"
-                )
-            elif not in_function and (node.lineno, node.col_offset) < call:
-                message = (
-                    "reads __file__ before inherit(), where it is this override's own file in "
-                    f"the mirror tree (after the call it is the lower version's); {self._ADVICE}"
-                )
-            else:
-                where = (
-                    "in a function, which runs after inherit()"
-                    if in_function
-                    else "after inherit()"
-                )
-                lower = lower or _lowest_that_runs(mf)
-                message = (
-                    f"reads __file__ {where}: it is then the lower version's file ({lower}), "
-                    f"not this override's; {self._ADVICE}"
-                )
-            yield Hit(mf.entry.path, node.lineno, node.col_offset + 1, message)
-
-
-def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
-    """Position of the first ``inherit(...)`` call that runs at import time, if any."""
-    found: list[tuple[int, int]] = []
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue  # its body runs when called, not at import time
-        if isinstance(node, ast.Call) and _call_name(node.func) == "inherit":
-            found.append((node.lineno, node.col_offset))
-        pending.extend(ast.iter_child_nodes(node))
-    return min(found) if found else None
-
-
-def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
-    """Every read of ``__file__``, and whether it sits in a function body (runs when called).
-
-    Decorators, default values and annotations of a function run where it is
-    defined; its body, and a lambda's, run when it is called.
-    """
-    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
-    while pending:
-        node, in_function = pending.pop()
-        if isinstance(node, ast.Name) and node.id == "__file__":
-            yield node, in_function
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            body = node.body if isinstance(node.body, list) else [node.body]
-            inner = {id(b) for b in body}
-            pending.extend(
-                (child, in_function or id(child) in inner) for child in ast.iter_child_nodes(node)
-            )
-        else:
-            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
-
-
-def _lowest_that_runs(mf: MirrorFile) -> str:
-    """The file ``__file__`` names after this override's ``inherit()``: the end of the chain."""
-    chain = mf.module.candidates
-    if not chain:
-        return "none: inherit() fails here, there is no lower version"
-    index = 0
-    while index + 1 < len(chain) and chain[index].endswith(".py"):
-        lower = mf.model.source(chain[index])
-        if lower.tree is None or not lower.facts().inherits:
-            break
-        index += 1
-    lowest = chain[index]
-    return _rel(mf.model, lowest) if mf.model.origin_of(lowest) is not None else lowest
-
-
 @rule("FTS008", "info", "module added by the backend")
 class AddedModule(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
@@ -517,42 +365,6 @@ class AddedModule(Rule):
                 f"adds module {mf.entry.name} (no trunk counterpart); it loads from "
                 f"{mf.spec_root.backend or mf.spec_root.path}",
             )
-
-
-@rule(
-    "FTS009",
-    "warning",
-    "hook called by trunk and defined by no backend (info), or the reverse",
-)
-class UnmatchedHook(Rule):
-    def model(self, model: Model) -> Iterator[Hit]:
-        if not model.spec_roots:
-            return
-        hook_modules = [hooks for _, hooks in model.hook_modules()]
-        called: set[str] = set()
-        for module, source in _sources(model):
-            assert module.file is not None
-            for call in source.hook_calls():
-                called.add(call.hook)
-                if first_hook(hook_modules, call.hook)[0] == NOT_DEFINED:
-                    yield Hit(
-                        module.file,
-                        call.line,
-                        call.col,
-                        f"hook {call.hook!r} is called here and defined by no backend of the "
-                        "stack (fine for an optional hook)",
-                        "info",
-                    )
-        for hooks in hook_modules:
-            for name, binding in hooks.declared():
-                if name not in called and binding.kind in ("function", "lambda", "class"):
-                    yield Hit(
-                        binding.path,
-                        binding.line,
-                        binding.col,
-                        f"hook {name!r} is defined here and never called by spec({name!r}) or "
-                        f"spec_func({name!r}); a typo?",
-                    )
 
 
 @rule("FTS010", "error", "override that does not parse")
@@ -585,118 +397,6 @@ class CompiledFile(Rule):
             )
 
 
-@rule("FTS012", "error", "a trunk hook call whose arguments the hook's signature cannot accept")
-class HookCallArguments(Rule):
-    def model(self, model: Model) -> Iterator[Hit]:
-        hook_modules = [hooks for _, hooks in model.hook_modules()]
-        if not hook_modules:
-            return
-        for module, source in _sources(model):
-            assert module.file is not None
-            for call in source.hook_calls():
-                # Judged only where the callee certainly dispatches and the arguments are known.
-                if not call.callee or call.unpacked:
-                    continue
-                state, binding, _ = first_hook(hook_modules, call.hook)
-                if state != DEFINED or binding is None or binding.signature is None:
-                    continue  # no hook, a class, a decorated def, or any other callable
-                error = bind_error(binding.signature, call.positional, call.keywords)
-                if error is None or not _dispatches(model, module, source, call.callee):
-                    continue
-                yield Hit(
-                    module.file,
-                    call.line,
-                    call.col,
-                    f"{call.callee}({call.hook!r}, ...): the hook "
-                    f"{binding.origin}{binding.signature.describe()} at "
-                    f"{binding.path}:{binding.line} {error}; change the call or the hook's "
-                    "parameters",
-                )
-
-
-@rule("FTS013", "error", "override also imported through the hook package")
-class OverrideThroughHookPackage(Rule):
-    def model(self, model: Model) -> Iterator[Hit]:
-        live = {
-            os.path.normpath(entry.path): entry.name
-            for _, entry in model.mirror_files()
-            if entry.kind != "folder"
-            and os.path.normpath(model.resolve(entry.name).file or "")
-            == os.path.normpath(entry.path)
-        }
-        fragments = model.hook_fragments()
-        for spec_root, hooks in model.hook_modules():
-            yield from self.loaded(model, spec_root, hooks, live)
-            if spec_root.hooks_package and spec_root.mirror is not None:
-                assert spec_root.hooks is not None
-                yield from self.hook_package(
-                    model, spec_root, os.path.dirname(spec_root.hooks), fragments
-                )
-
-    def loaded(
-        self, model: Model, spec_root: SpecRoot, hooks: HookModule, live: dict[str, str]
-    ) -> Iterator[Hit]:
-        """Modules the hook package loads that also load as overrides."""
-        for loaded in hooks.files():
-            assert loaded.path is not None
-            name = live.get(os.path.normpath(loaded.path))
-            if name is None or loaded.key == "":
-                continue
-            yield Hit(
-                loaded.importer,
-                loaded.line,
-                loaded.col,
-                f"imports {loaded.path} through the hook package (as its module {loaded.key}), "
-                f"and it also loads as the override {name}: two module objects of one file, two "
-                f"copies of every class; import {name} instead"
-                + _declaration_hint(model, spec_root),
-            )
-
-    def hook_package(
-        self, model: Model, spec_root: SpecRoot, folder: str, fragments: frozenset[str]
-    ) -> Iterator[Hit]:
-        """Files of the hook package's folder that the model did not see load (imported
-        some other way) and that import an override through the hook package's name."""
-        mirror = model.mirror_of(spec_root)
-        rel = os.path.relpath(mirror, folder)
-        if rel.startswith(os.pardir) or os.path.isabs(rel):
-            return
-        hook = spec_root.hook_name or "__hooks__"
-        prefix = ".".join([hook, *rel.split(os.sep)])
-        for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if d.isidentifier() and os.path.join(dirpath, d) != mirror and d != "__pycache__"
-            )
-            parts = os.path.relpath(dirpath, folder).split(os.sep)
-            package = ".".join([hook, *(p for p in parts if p != os.curdir)])
-            for filename in sorted(f for f in filenames if f.endswith(".py")):
-                path = os.path.join(dirpath, filename)
-                source = model.source(path)
-                if source.tree is None or os.path.normpath(path) in fragments:
-                    continue
-                for imp in source.imports(package):
-                    for target in (imp.module, *(f"{imp.module}.{n}" for n in imp.names)):
-                        if not target.startswith(prefix + "."):
-                            continue
-                        rest = target[len(prefix) + 1 :].split(".")
-                        file = os.path.join(mirror, *rest)
-                        if os.path.isfile(file + ".py") or os.path.isfile(
-                            os.path.join(file, "__init__.py")
-                        ):
-                            name = ".".join([model.root, *rest])
-                            yield Hit(
-                                path,
-                                imp.line,
-                                imp.col,
-                                f"imports the override {name} through the hook package as "
-                                f"{target}: two module objects of one file, two copies of every "
-                                f"class; import {name} instead"
-                                + _declaration_hint(model, spec_root),
-                            )
-
-
 @rule("FTS014", "warning", "symlink in a spec root that leaves it")
 class SymlinkLeavesSpecRoot(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
@@ -717,36 +417,6 @@ class SymlinkLeavesSpecRoot(Rule):
                         )
 
 
-@rule("FTS015", "error", "the hook module's __all__ names a hook it never binds")
-class UnboundHookInAll(Rule):
-    def model(self, model: Model) -> Iterator[Hit]:
-        for spec_root, hooks in model.hook_modules():
-            entries = hooks.all_entries()
-            assert spec_root.hooks is not None
-            if entries is None or hooks.broken is not None or hooks.uncertain:
-                continue
-            folder = os.path.dirname(spec_root.hooks)
-            for name, line, col in entries:
-                if hooks.answer(name)[1] is not None or hooks.answer(name)[0] != NOT_DEFINED:
-                    continue  # bound (maybe to no hook), or unknown
-                if spec_root.hooks_package and model.folder(folder).find(name) is not None:
-                    continue  # a submodule: 'from hook import *' imports it
-                elsewhere = _definition_elsewhere(model, spec_root, name)
-                fix = (
-                    f"{elsewhere} defines it: import it into the hook module"
-                    if elsewhere
-                    else "define or import it, or drop it from __all__"
-                )
-                yield Hit(
-                    spec_root.hooks,
-                    line,
-                    col,
-                    f"__all__ names hook {name!r}, which the hook module never binds, so "
-                    f"spec({name!r}) finds nothing and 'from ... import *' raises "
-                    f"AttributeError; {fix}",
-                )
-
-
 @rule("FTS016", "warning", "the version an override was made against changed since the lock")
 class DriftSinceLock(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
@@ -758,19 +428,6 @@ def _inherits(mf: MirrorFile) -> bool:
     return mf.parsed is not None and mf.parsed.facts().inherits
 
 
-def _inherit_line(source: Source) -> int:
-    """The line of the first top-level ``inherit(...)`` call (1 when it is elsewhere)."""
-    assert source.tree is not None
-    for node in source.tree.body:
-        if (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Call)
-            and _call_name(node.value.func) == "inherit"
-        ):
-            return node.lineno
-    return 1
-
-
 def _call_name(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -780,42 +437,6 @@ def _call_name(node: ast.expr) -> str:
 def _trunk_names(model: Model) -> list[str]:
     """The modules and packages the trunk has (what an override can inherit from)."""
     return [e.name for e in model.tree(model.rdir) if e.kind in ("file", "init")]
-
-
-def _close_trunk_module(model: Model, name: str) -> list[str]:
-    """Trunk modules whose name is close to *name*: in the same package, else the same
-    module name in another package."""
-    parent, _, last = name.rpartition(".")
-    names = [n for n in _trunk_names(model) if n != model.root]
-    siblings = {n.rpartition(".")[2]: n for n in names if n.rpartition(".")[0] == parent}
-    found = [siblings[m] for m in close_matches(last, list(siblings))]
-    return found or [n for n in names if n.rpartition(".")[2] == last]
-
-
-@rule("FTS017", "error", "a mirror module calls inherit() but has no lower version")
-class InheritWithoutLower(Rule):
-    def file(self, mf: MirrorFile) -> Iterator[Hit]:
-        if mf.state != "live" or mf.lower is not None or not _inherits(mf):
-            return
-        assert mf.parsed is not None
-        name, model = mf.entry.name, mf.model
-        what = (
-            f"{name} calls inherit(globals()) but has no lower version (no trunk module, no "
-            "lower backend's override), so importing it raises SpecError"
-        )
-        if mf.entry.kind == "init":
-            what += (
-                "; a mirror folder's __init__.py is a package-init override, and a mirror folder "
-                "needs none: delete it, or the inherit() call"
-            )
-        else:
-            matches = _close_trunk_module(model, name)
-            if matches:
-                lower = model.trunk_only(matches[0])
-                what += f"; did you mean {matches[0]} ({lower})? Rename this file"
-            else:
-                what += "; for a module trunk does not have, delete the inherit() call"
-        yield Hit(mf.entry.path, _inherit_line(mf.parsed), 1, what)
 
 
 @rule(
@@ -916,3 +537,7 @@ def _stray_message(model: Model, spec_root: SpecRoot, path: str, trunk: set[str]
         # The root package's name misspelled.
         return f"{text}; did you mean {os.path.join(mirror, *rel.split(os.sep)[1:])}?"
     return f"{text}; an override goes into the mirror tree {mirror}, laid out like the trunk"
+
+
+# The rules kept in modules of their own register when this registry is imported.
+from . import rules_hooks, rules_inherit  # noqa: E402, F401

@@ -1,0 +1,170 @@
+"""The check rules about ``inherit`` overrides: FTS007 and FTS017.
+
+After ``inherit(globals())``, an override's ``__file__`` names the lowest
+version that ran, and an override can inherit only when a lower version
+exists.  They register in the one registry of :mod:`.rules`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Optional
+
+from .._discovery import close_matches
+from .model import Model
+from .rules import Hit, Rule, _call_name, _inherits, _rel, _trunk_names, rule
+from .source import Source
+
+if TYPE_CHECKING:
+    from .check import MirrorFile
+
+__all__: list[str] = []
+
+
+@rule("FTS007", "warning", "override derives paths from __file__")
+class OwnFile(Rule):
+    """``__file__`` in an override names its own file, or after ``inherit()`` the lower one.
+
+    In an override that calls ``inherit(globals())``, ``__file__`` is the
+    override's own file before the call and the lowest version that ran after
+    it, so a read at module level after the call, and any read in a function
+    body (which runs later), sees the lower file.
+    """
+
+    _ADVICE = (
+        "use os.path.dirname(__spec__.origin) for the override's own folder and "
+        "flagtree_spec.trunk_path(__package__, ...) for trunk data"
+    )
+
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        source = mf.parsed
+        if mf.state != "live" or source is None or "__file__" not in source.text:
+            return
+        assert source.tree is not None
+        call = _first_inherit(source.tree)
+        lower = ""
+        for node, in_function in sorted(
+            _file_reads(source.tree), key=lambda r: (r[0].lineno, r[0].col_offset)
+        ):
+            if call is None:
+                message = (
+                    "derives a path from its own __file__, which is in the mirror tree; use "
+                    "flagtree_spec.trunk_path(__package__, ...) to reach trunk files"
+                )
+            elif not in_function and (node.lineno, node.col_offset) < call:
+                message = (
+                    "reads __file__ before inherit(), where it is this override's own file in "
+                    f"the mirror tree (after the call it is the lower version's); {self._ADVICE}"
+                )
+            else:
+                where = (
+                    "in a function, which runs after inherit()"
+                    if in_function
+                    else "after inherit()"
+                )
+                lower = lower or _lowest_that_runs(mf)
+                message = (
+                    f"reads __file__ {where}: it is then the lower version's file ({lower}), "
+                    f"not this override's; {self._ADVICE}"
+                )
+            yield Hit(mf.entry.path, node.lineno, node.col_offset + 1, message)
+
+
+def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
+    """Position of the first ``inherit(...)`` call that runs at import time, if any."""
+    found: list[tuple[int, int]] = []
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue  # its body runs when called, not at import time
+        if isinstance(node, ast.Call) and _call_name(node.func) == "inherit":
+            found.append((node.lineno, node.col_offset))
+        pending.extend(ast.iter_child_nodes(node))
+    return min(found) if found else None
+
+
+def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
+    """Every read of ``__file__``, and whether it sits in a function body (runs when called).
+
+    Decorators, default values and annotations of a function run where it is
+    defined; its body, and a lambda's, run when it is called.
+    """
+    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while pending:
+        node, in_function = pending.pop()
+        if isinstance(node, ast.Name) and node.id == "__file__":
+            yield node, in_function
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = {id(b) for b in body}
+            pending.extend(
+                (child, in_function or id(child) in inner) for child in ast.iter_child_nodes(node)
+            )
+        else:
+            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
+
+
+def _lowest_that_runs(mf: MirrorFile) -> str:
+    """The file ``__file__`` names after this override's ``inherit()``: the end of the chain."""
+    chain = mf.module.candidates
+    if not chain:
+        return "none: inherit() fails here, there is no lower version"
+    index = 0
+    while index + 1 < len(chain) and chain[index].endswith(".py"):
+        lower = mf.model.source(chain[index])
+        if lower.tree is None or not lower.facts().inherits:
+            break
+        index += 1
+    lowest = chain[index]
+    return _rel(mf.model, lowest) if mf.model.origin_of(lowest) is not None else lowest
+
+
+def _inherit_line(source: Source) -> int:
+    """The line of the first top-level ``inherit(...)`` call (1 when it is elsewhere)."""
+    assert source.tree is not None
+    for node in source.tree.body:
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and _call_name(node.value.func) == "inherit"
+        ):
+            return node.lineno
+    return 1
+
+
+def _close_trunk_module(model: Model, name: str) -> list[str]:
+    """Trunk modules whose name is close to *name*: in the same package, else the same
+    module name in another package."""
+    parent, _, last = name.rpartition(".")
+    names = [n for n in _trunk_names(model) if n != model.root]
+    siblings = {n.rpartition(".")[2]: n for n in names if n.rpartition(".")[0] == parent}
+    found = [siblings[m] for m in close_matches(last, list(siblings))]
+    return found or [n for n in names if n.rpartition(".")[2] == last]
+
+
+@rule("FTS017", "error", "a mirror module calls inherit() but has no lower version")
+class InheritWithoutLower(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state != "live" or mf.lower is not None or not _inherits(mf):
+            return
+        assert mf.parsed is not None
+        name, model = mf.entry.name, mf.model
+        what = (
+            f"{name} calls inherit(globals()) but has no lower version (no trunk module, no "
+            "lower backend's override), so importing it raises SpecError"
+        )
+        if mf.entry.kind == "init":
+            what += (
+                "; a mirror folder's __init__.py is a package-init override, and a mirror folder "
+                "needs none: delete it, or the inherit() call"
+            )
+        else:
+            matches = _close_trunk_module(model, name)
+            if matches:
+                lower = model.trunk_only(matches[0])
+                what += f"; did you mean {matches[0]} ({lower})? Rename this file"
+            else:
+                what += "; for a module trunk does not have, delete the inherit() call"
+        yield Hit(mf.entry.path, _inherit_line(mf.parsed), 1, what)
