@@ -186,3 +186,16 @@ def test_lock_is_written_through_a_symlinked_spec_root_file_kept_as_a_link(
     assert code == 0
     assert (repo / LOCK).is_symlink()
     assert json.loads(target.read_text(encoding="utf-8"))["format"] == 1
+
+
+def test_lock_without_git_installed_records_no_blob(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = upgrade_repo(tmp_path)  # a git work tree, but git is not on PATH
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code, _, err = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0 and "rebase will need --old-trunk DIR" in err
+    entries = json.loads((repo / LOCK).read_text(encoding="utf-8"))["overrides"]
+    assert [e["blob"] for e in entries.values()] == [None, None, None]
