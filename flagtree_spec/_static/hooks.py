@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple, Optional, Protocol
 
 from .signatures import Signature, signature_of
+from .source import call_name
 
 __all__ = ["DEFINED", "NOT_DEFINED", "UNKNOWN", "Binding", "HookModule", "Loaded", "first_hook"]
 
@@ -146,14 +147,6 @@ def _names_of(node: ast.expr) -> Optional[list[tuple[str, int, int]]]:
             return None
         out.append((elt.value, elt.lineno, elt.col_offset + 1))
     return out
-
-
-def _call_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
 
 
 def _is_globals(node: ast.expr) -> bool:
@@ -437,7 +430,7 @@ class _Executor:
         elif isinstance(node, ast.ImportFrom):
             self.import_from(node, cond)
         elif isinstance(node, ast.If):
-            if _call_name(node.test) == "TYPE_CHECKING":
+            if call_name(node.test) == "TYPE_CHECKING":
                 self.block(node.orelse, cond)  # the body never runs
                 return
             why = cond or f"bound under the 'if' at {self.path}:{line}"
@@ -503,8 +496,8 @@ class _Executor:
             )
         ):
             self.dynamic(f"globals().{func.attr}(...) at {where}")
-        elif _call_name(func) in ("bind_symbols", "inherit"):
-            self.dynamic(f"{_call_name(func)}(...) at {where}")
+        elif call_name(func) in ("bind_symbols", "inherit"):
+            self.dynamic(f"{call_name(func)}(...) at {where}")
         elif (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)

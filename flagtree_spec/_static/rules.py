@@ -428,12 +428,6 @@ def _inherits(mf: MirrorFile) -> bool:
     return mf.parsed is not None and mf.parsed.facts().inherits
 
 
-def _call_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    return node.attr if isinstance(node, ast.Attribute) else ""
-
-
 def _trunk_names(model: Model) -> list[str]:
     """The modules and packages the trunk has (what an override can inherit from)."""
     return [e.name for e in model.tree(model.rdir) if e.kind in ("file", "init")]

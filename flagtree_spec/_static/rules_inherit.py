@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Optional
 
 from .._discovery import close_matches
 from .model import Model
-from .rules import Hit, Rule, _call_name, _inherits, _rel, _trunk_names, rule
-from .source import Source
+from .rules import Hit, Rule, _inherits, _rel, _trunk_names, rule
+from .source import Source, call_name
 
 if TYPE_CHECKING:
     from .check import MirrorFile
@@ -79,7 +79,7 @@ def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue  # its body runs when called, not at import time
-        if isinstance(node, ast.Call) and _call_name(node.func) == "inherit":
+        if isinstance(node, ast.Call) and call_name(node.func) == "inherit":
             found.append((node.lineno, node.col_offset))
         pending.extend(ast.iter_child_nodes(node))
     return min(found) if found else None
@@ -128,7 +128,7 @@ def _inherit_line(source: Source) -> int:
         if (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Call)
-            and _call_name(node.value.func) == "inherit"
+            and call_name(node.value.func) == "inherit"
         ):
             return node.lineno
     return 1

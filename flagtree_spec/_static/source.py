@@ -18,7 +18,15 @@ from typing import NamedTuple, Optional
 
 from .signatures import Dispatch, HookCall, dispatchers, hook_calls
 
-__all__ = ["Facts", "ImportFrom", "Problem", "Source", "SpecPathCall", "resolve_relative"]
+__all__ = [
+    "Facts",
+    "ImportFrom",
+    "Problem",
+    "Source",
+    "SpecPathCall",
+    "call_name",
+    "resolve_relative",
+]
 
 
 class Problem(NamedTuple):
@@ -86,18 +94,14 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
         if kind is None:
             return True
         kinds = kind.elts if isinstance(kind, ast.Tuple) else [kind]
-        for k in kinds:
-            name = (
-                k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else ""
-            )
-            if name in _IMPORT_ERRORS:
-                return True
+        if any(call_name(k) in _IMPORT_ERRORS for k in kinds):
+            return True
     return False
 
 
 def _type_checking(test: ast.expr) -> bool:
     """Whether *test* is ``TYPE_CHECKING`` (or ``typing.TYPE_CHECKING``): false at run time."""
-    return _call_name(test) == "TYPE_CHECKING"
+    return call_name(test) == "TYPE_CHECKING"
 
 
 _TRY: tuple[type, ...] = tuple(
@@ -123,7 +127,8 @@ _COMPOUND: frozenset[type] = frozenset(
 )
 
 
-def _call_name(node: ast.expr) -> str:
+def call_name(node: ast.expr) -> str:
+    """The last name of *node*: ``x`` for ``x`` and ``a.b.x``, empty for anything else."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
@@ -156,8 +161,8 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
     """Record a module-level call of spec_path, inherit, bind_symbols or globals()."""
     if not isinstance(value, ast.Call):
         return
-    name = _call_name(value.func)
-    if name == "spec_path" and value.args and _call_name(value.args[0]) == "__path__":
+    name = call_name(value.func)
+    if name == "spec_path" and value.args and call_name(value.args[0]) == "__path__":
         exclude: tuple[str, ...] = ()
         for keyword in value.keywords:
             if keyword.arg == "exclude":
@@ -173,7 +178,7 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         name == "update"
         and isinstance(value.func, ast.Attribute)
         and isinstance(value.func.value, ast.Call)
-        and _call_name(value.func.value.func) in ("globals", "vars")
+        and call_name(value.func.value.func) in ("globals", "vars")
     ):
         facts.defines_all = True
 
