@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 from .._config import read_declaration
-from .._discovery import SpecRoot, close_matches
+from .._discovery import SpecRoot, close_matches, same_tree
 from .drift import drift
 from .model import Model, Module
 from .source import Source
@@ -203,17 +203,31 @@ class DeadOverride(Rule):
         )
 
 
+def _copy_of(model: Model, path: str, trunk: str) -> bool:
+    """Whether source file *path* is byte- or AST-identical to the trunk file *trunk*."""
+    mine, theirs = model.source(path), model.source(trunk)
+    if mine.data == theirs.data:  # also two empty files, but not two unreadable ones
+        return bool(mine.data) or (mine.error is None and theirs.error is None)
+    return mine.tree is not None and theirs.tree is not None and same_tree(mine.tree, theirs.tree)
+
+
 @rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")
 class PackageInitOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         path, module = mf.entry.path, mf.module
         if mf.state == "root-init" and os.path.normpath(path) not in mf.model.hook_fragments():
+            trunk = os.path.join(mf.model.rdir, "__init__.py")
+            fix = (
+                f"it is a copy of the trunk's {trunk}: delete it"
+                if _copy_of(mf.model, path, trunk)
+                else "move its code into a module"
+            )
             yield Hit(
                 path,
                 1,
                 1,
                 f"override of the root package's own __init__ ({mf.entry.name}) never loads: the "
-                "root package is found on sys.path, never in a mirror; move its code into a module",
+                f"root package is found on sys.path, never in a mirror; {fix}",
             )
         elif (
             mf.state == "dead"

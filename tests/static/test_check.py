@@ -667,3 +667,28 @@ def test_installed_layout_mirror_tree_inside_the_trunk_is_listed_and_checked(
         f"(shadows {installed / 'runtime/jit.py'})"
     ]
     assert code == 0
+
+
+@pytest.mark.parametrize("backend", ["stray", "strayast"])
+def test_fts002_root_init_copy_of_the_trunk_root_init_says_delete_it(
+    capsys: pytest.CaptureFixture[str], backend: str
+) -> None:
+    # spec/hcpkg/__init__.py is byte-identical (stray) or AST-identical (strayast) to the
+    # trunk's: no hook package, a root-init override that never loads, and only a copy.
+    repo = CHECK.parent / "hook_convention"
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", backend, "--format", "json")
+    found = json.loads(out)["findings"]
+    copy = repo / "third_party" / backend / "backend" / "spec" / "hcpkg" / "__init__.py"
+    assert only(found, "FTS002") == [("error", str(copy), 1, 1)]
+    message = next(f["message"] for f in found if f["code"] == "FTS002")
+    trunk_init = repo / "python" / "hcpkg" / "__init__.py"
+    assert message.endswith(f"it is a copy of the trunk's {trunk_init}: delete it"), message
+    assert code == 1
+
+
+def test_fts002_root_init_that_is_no_copy_says_move_its_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, found = findings(capsys, "fts002_init_override")
+    message = next(f["message"] for f in found if f["path"].endswith("initpkg/__init__.py"))
+    assert message.endswith("never in a mirror; move its code into a module"), message
