@@ -173,7 +173,11 @@ def _same_module(path: str, trunk: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise SpecConfigError(f"cannot read {exc.filename!r}: {exc.strerror or exc}") from exc
+        raise SpecConfigError(
+            f"cannot read {exc.filename!r}: {exc.strerror or exc}; it is read to tell whether "
+            f"{path} is a hook package or a copy of the trunk's root __init__.py: make it a "
+            "readable file"
+        ) from exc
     if data == other:
         return True
     # The syntax trees through the built-in _ast module and compile(): importing

@@ -238,3 +238,16 @@ def test_hook_module_of_declared_hooks_that_are_no_module_is_config_error(tmp_pa
     decl = read_declaration(str(tmp_path))
     with pytest.raises(SpecConfigError, match=f"hooks '{target}' is neither a .py file"):
         hook_module_of(str(tmp_path), "source", "hcpkg", str(TRUNK), decl)
+
+
+def test_hook_module_of_unreadable_file_error_names_why_it_is_read_and_the_fix(tmp_path):
+    from flagtree_spec import SpecConfigError
+
+    (tmp_path / "__init__.py").mkdir()
+    candidate = spec_root("flag") / "hcpkg" / "__init__.py"
+    with pytest.raises(SpecConfigError) as caught:
+        hook_module_of(str(spec_root("flag")), "source", "hcpkg", str(tmp_path), None)
+    message = str(caught.value)
+    assert message.startswith(f"cannot read {str(tmp_path / '__init__.py')!r}: "), message
+    assert f"whether {candidate} is a hook package or a copy" in message
+    assert message.endswith("make it a readable file"), message
