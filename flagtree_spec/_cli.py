@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from typing import Optional
 
 from . import __version__, _run
-from ._static import cli as _static_cli
-from ._static import lock_cli
 
 __all__ = ["main"]
 
+# The commands of the runtime: "run" executes the program in this process, which
+# must not pay for (or see in sys.modules) the offline tools it never uses.
+RUNTIME_COMMANDS = frozenset({"run", "autostart"})
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(tools: bool = True) -> argparse.ArgumentParser:
+    """The parser of every command, or with *tools* false of the runtime's commands only."""
     parser = argparse.ArgumentParser(
         prog="flagtree-spec",
         description="Inspect, check and run backend spec trees of a Python package.",
@@ -28,15 +31,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
-    _static_cli.add_commands(commands)
-    lock_cli.add_commands(commands)
+    if tools:
+        from ._static import cli as static_cli
+        from ._static import lock_cli
+
+        static_cli.add_commands(commands)
+        lock_cli.add_commands(commands)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line with *argv* (default ``sys.argv[1:]``); return the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(tools=not words or words[0] not in RUNTIME_COMMANDS)
+    args = parser.parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

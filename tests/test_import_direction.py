@@ -176,3 +176,23 @@ def test_no_runtime_module_imports_the_tools_except_the_command_line_and_the_pyt
             offenders[str(path.relative_to(package))] = lines
     # Both import the tools inside functions, for a command or a report that asks for them.
     assert list(offenders) == ["_cli.py", "pytest_plugin.py"], offenders
+
+
+def test_run_command_loads_no_tool_into_the_program_it_runs(tmp_path: Path) -> None:
+    # "flagtree-spec run" executes the program in its own process: the offline tools
+    # (and the ast, json and difflib they import) must not be loaded there.
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys\n"
+        "import fixpkg.runtime.jit as jit\n"
+        "tools = sorted(m for m in sys.modules if m.startswith('flagtree_spec._static'))\n"
+        "print(repr((jit.WHERE, tools)))\n"
+    )
+    proc = run_python(
+        f"""
+        import sys
+        from flagtree_spec._cli import main
+        sys.exit(main(["run", "-b", "alpha", "--root", "fixpkg", {str(script)!r}]))
+        """
+    )
+    assert ast.literal_eval(proc.stdout.strip().splitlines()[-1]) == ("alpha", [])
