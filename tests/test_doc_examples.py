@@ -53,15 +53,22 @@ Output is compared line by line after these rules, and no others:
    lines (none included), and ``...`` inside a line matches any text;
 4. a run of three or more ``=`` matches any run of ``=`` (pytest's separator
    lines change width with their text).
+
+A page may work in ``/tmp/...`` as a reader would: the harness gives the test
+run a private folder for it (``/tmp/`` in a command or an absolute ``cwd`` is
+rewritten to that folder, and the folder is written ``/tmp`` in the actual
+output), so two test runs at once never share, or delete, each other's files.
 """
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,6 +80,16 @@ from conftest import NEUTRAL, clean_env
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+# The folder that stands for /tmp in the pages' commands, private to this test run.
+SCRATCH = Path(tempfile.mkdtemp(prefix="flagtree-spec-docs-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+
+
+def private_tmp(text: str) -> str:
+    """*text* with the pages' ``/tmp/`` turned into this run's own folder."""
+    return text.replace("/tmp/", f"{SCRATCH}/")
+
+
 NOT_CODE = {"text", "json", "yaml", "toml", "ini", "mermaid", "diff"}
 _FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs:\s*(?P<body>.*?)\s*-->\s*$")
@@ -152,7 +169,7 @@ def context(block: Block, default_cwd: Path) -> Context:
         if not equals:
             pytest.fail(f"{block.id}: directive word {word!r} is not NAME=value")
         if name == "cwd":
-            cwd = REPO / value  # an absolute value stays as it is
+            cwd = REPO / private_tmp(value)  # an absolute value stays as it is
             if not cwd.is_dir():
                 pytest.fail(f"{block.id}: cwd={value} is not a folder (yet)")
         elif name == "shown-as":
@@ -190,7 +207,7 @@ def commands(block: Block) -> list[tuple[str, list[str]]]:
 def normalise(output: str, cwd: Path, shown_as: Optional[str] = None) -> list[str]:
     # A scenario may show its folder as a path of its own; else paths are relative.
     text = output.replace(f"{cwd}/", "") if shown_as is None else output.replace(str(cwd), shown_as)
-    text = text.replace(str(REPO), "<repo>")
+    text = text.replace(str(REPO), "<repo>").replace(str(SCRATCH), "/tmp")
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
@@ -236,7 +253,7 @@ def run_console(
         state = Path(tmp) / "cwd"
         for command, expected in steps:
             # The folder a command ends in (after a `cd`) is where the next one starts.
-            script = f'{command}\n__status=$?\npwd > "{state}"\nexit $__status\n'
+            script = f'{private_tmp(command)}\n__status=$?\npwd > "{state}"\nexit $__status\n'
             proc = subprocess.run(
                 ["bash", "-c", script],
                 cwd=cwd,
