@@ -12,7 +12,8 @@ from .._config import parse_stack, read_declaration
 from .._discovery import discover
 from .._errors import SpecError
 from .check import Finding, check
-from .migrate import BaseTree, Plan, apply, make_plan
+from .migrate import BaseTree, Plan, make_plan
+from .migrate_apply import apply
 from .model import InputError, load
 from .repo import RepoError, detect_repo
 

@@ -12,7 +12,8 @@ import pytest
 from cli_support import make, run
 from conftest import FIXTURES
 
-from flagtree_spec._static.migrate import insert_spec_path, same_tree
+from flagtree_spec._static.migrate import same_tree
+from flagtree_spec._static.migrate_apply import insert_spec_path
 from flagtree_spec._static.minimize import minimize
 
 REPO = FIXTURES / "migrate_repo"

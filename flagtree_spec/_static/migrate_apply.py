@@ -1,0 +1,178 @@
+"""Carry out a migration plan: move, drop and keep files, insert ``spec_path``.
+
+:func:`apply` takes a :class:`~.migrate.Plan` made by :func:`.migrate.make_plan`:
+``git mv`` inside a git work tree, so history follows; a file that differs
+from its counterpart is never deleted; afterwards nothing under the fork can
+load.  Every step leaves each file readable at one of its locations, so an
+interrupted run is completed by running again.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import shutil
+import tokenize
+from typing import Callable, Optional
+
+from .migrate import Plan, _git
+from .model import InputError
+from .source import Source
+
+__all__ = ["IDIOM", "apply", "insert_spec_path"]
+
+IDIOM = (
+    "try:\n"
+    "    from flagtree_spec import spec_path\n"
+    "except ImportError:\n"
+    "    pass\n"
+    "else:\n"
+    "    spec_path(__path__)\n"
+)
+# Tests replace this to interrupt apply() after a given step (an exception).
+after_step: Optional[Callable[[int], None]] = None
+
+
+def insert_spec_path(path: str) -> bool:
+    """Insert the guarded spec_path idiom into package ``__init__`` *path*.
+
+    It goes right after the docstring and any ``from __future__`` import, before
+    every other statement, so submodules the package imports load from the
+    mirror.  Returns False when the file already calls spec_path.
+    """
+    source = Source(path)
+    if source.error is not None:
+        raise InputError(f"cannot add spec_path to {path}: {source.error.message}")
+    if source.facts().spec_path is not None:
+        return False
+    assert source.tree is not None
+    lines = source.text.splitlines(keepends=True)
+    at = 0
+    for i, node in enumerate(source.tree.body):
+        doc = i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        if doc or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            at = node.end_lineno or node.lineno
+        else:
+            break
+    if at == 0:
+        while at < len(lines) and lines[at].lstrip().startswith("#"):
+            at += 1
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    block = IDIOM.replace("\n", newline)
+    if at and not lines[at - 1].endswith(("\n", "\r")):
+        lines[at - 1] += newline
+    before = newline if at and lines[at - 1].strip() else ""
+    after = newline if at < len(lines) and lines[at].strip() else ""
+    lines.insert(at, before + block + after)
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(source.data).readline)
+    _write(path, "".join(lines).encode(encoding))
+    return True
+
+
+def _write(path: str, data: bytes) -> None:
+    """Replace *path* by *data* atomically (a reader sees the old or the new file)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = path + ".migrate-tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
+    os.replace(temporary, path)
+
+
+def _key(path: str) -> str:
+    """*path* with its folder's symlinks resolved (not the file's own: it may be a link)."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+class _Git:
+    """git commands for the files of one work tree (nothing when there is none)."""
+
+    def __init__(self, folder: str) -> None:
+        where = folder
+        while not os.path.isdir(where):
+            where = os.path.dirname(where)
+        try:
+            self.top: Optional[str] = _git(where, "rev-parse", "--show-toplevel", what="git")
+        except InputError:
+            self.top = None
+        self.tracked: set[str] = set()
+        if self.top is not None:
+            listed = _git(
+                self.top,
+                "ls-files",
+                "-z",
+                "--",
+                os.path.relpath(folder, self.top),
+                what="git ls-files",
+            )
+            self.tracked = {_key(os.path.join(self.top, p)) for p in listed.split("\0") if p}
+
+    def clean(self, folder: str) -> str:
+        """Why *folder* is not committed and clean in git, or ``""``."""
+        if self.top is None:
+            return f"{folder} is not in a git work tree"
+        rel = os.path.relpath(folder, self.top)
+        changed = _git(
+            self.top, "diff", "--name-only", "--diff-filter=d", "HEAD", "--", rel, what="git diff"
+        )
+        untracked = _git(
+            self.top, "ls-files", "--others", "--exclude-standard", "--", rel, what="git ls-files"
+        )
+        files = (changed + "\n" + untracked).split()
+        return f"uncommitted changes in {', '.join(files[:3])}" if files else ""
+
+    def move(self, source: str, target: str) -> None:
+        if _key(source) in self.tracked and self.top is not None:
+            _git(self.top, "mv", "-f", source, target, what="git mv")
+        else:
+            os.replace(source, target)
+
+    def add(self, path: str) -> None:
+        if self.top is not None:
+            _git(self.top, "add", "--", path, what="git add")
+
+    def remove(self, path: str) -> None:
+        if _key(path) in self.tracked and self.top is not None:
+            _git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
+        os.unlink(path)
+
+
+def apply(plan: Plan, *, add_spec_path: bool = False) -> list[str]:
+    """Carry out *plan*; return one line per change.  Raises :class:`InputError`."""
+    git = _Git(plan.fork)
+    if plan.minimize:
+        why = git.clean(plan.fork)
+        if why:
+            raise InputError(
+                f"--apply with --minimize needs the copy committed and clean in git, so the "
+                f"full copy stays in history: {why}; commit it first"
+            )
+    done: list[str] = []
+    for k, step in enumerate(plan.steps, 1):
+        source = os.path.join(plan.fork, *step.path.split("/"))
+        target = plan.destination(step)
+        if step.path.endswith("__pycache__"):
+            shutil.rmtree(source)
+        elif target is None or os.path.lexists(target):
+            # Dropped, a link, or an earlier interrupted run already put it there.
+            git.remove(source)
+        elif step.text is not None:
+            _write(target, step.text)
+            git.add(target)
+            git.remove(source)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            git.move(source, target)
+        done.append(f"{step.action:<8} {step.path}" + (f" -> {target}" if target else ""))
+        if after_step is not None:
+            after_step(k)
+    for folder, _, _ in sorted(os.walk(plan.fork), reverse=True):  # nothing when it is gone
+        if not os.listdir(folder):
+            os.rmdir(folder)
+    if add_spec_path:
+        for k, init in enumerate(plan.spec_path, len(plan.steps) + 1):
+            if insert_spec_path(init):
+                done.append(f"spec_path added to {init}")
+            if after_step is not None:
+                after_step(k)
+    return done
