@@ -61,9 +61,9 @@ class Absent(NamedTuple):
         if self.matches:
             hint = "did you mean " + " or ".join(repr(m) for m in self.matches) + "?"
         elif self.found:
-            hint = "no backend of a close name exists"
+            hint = "no backend of a close name exists."
         else:
-            hint = "no backend exists here at all"
+            hint = "no backend exists here at all."
         known = f" The backends found: {', '.join(self.found)}." if self.found else ""
         return f"backend {self.backend!r} ({self.named_by}) exists nowhere: {hint}{known}" + (
             f" Looked in:{places}"

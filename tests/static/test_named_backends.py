@@ -40,6 +40,17 @@ def test_backend_named_with_option_that_exists_nowhere_is_exit_2_with_did_you_me
     assert str(REPO / "python" / "layoutpkg" / "backends" / "vendr" / "spec") in err
 
 
+def test_backend_with_no_close_match_lists_the_backends_found_in_sentences(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capsys, "check", "--repo", str(REPO), "-b", "zzz")
+    assert code == 2
+    assert (
+        "backend 'zzz' (--backend) exists nowhere: no backend of a close name exists. "
+        "The backends found: cxxonly, misplaced, vendor. Looked in:"
+    ) in err
+
+
 def test_backend_named_in_environment_that_exists_nowhere_is_exit_2(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
