@@ -97,23 +97,28 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
                 "namespace packages are not supported: add an __init__.py to it"
             )
         return  # a namespace sub-package follows its parent's path
-    with _state.lock:
-        state = _state.state_of(root)
-        previous = _path._packages.get(fullname)
-        package = _path._record(fullname, locations, None, state)
-        live = sys.modules.get(fullname)
-        if (
-            target is None
-            and previous is not None
-            and live is not None
-            and live.__dict__.get("__path__") is previous.path
-        ):
-            # A probe for a package that is imported already: keep following the module.
-            _path._packages[fullname] = previous
-            return
-        _owned[fullname] = package
-        if state.excludes or _path._user_exclude.get(root):
-            _path.ExcludeFinder.enable()
+    # No lock here: this runs while the import system holds its own lock, so it must
+    # never wait for a thread that may be importing.  Resolving the state may import
+    # (this thread holds the import lock, so that cannot wait either); the record is
+    # published with single dictionary stores and re-pathed by settle() if activate()
+    # switched the state meanwhile.
+    state = _state.state_of(root)
+    previous = _path._packages.get(fullname)
+    live = _path.namespace_of(sys.modules.get(fullname))
+    probe = (
+        target is None
+        and previous is not None
+        and live is not None
+        and live.get("__path__") is previous.path
+    )
+    # A probe for a package that is imported already keeps following the module.
+    package = _path._record(fullname, locations, None, state, register=not probe)
+    if probe:
+        return
+    _owned[fullname] = package
+    if state.excludes or _path._user_exclude.get(root):
+        _path.ExcludeFinder.enable()
+    _path.settle(package, state, locked=False)
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
 
@@ -129,22 +134,32 @@ def install(root: str) -> None:
     """
     if not isinstance(root, str) or "." in root or not is_module_name(root):
         raise SpecError(f"install({root!r}): give a top-level package name like 'triton'")
+    imported = []
+    for name, module in sorted(sys.modules.items()):
+        # By name first: reading another module's namespace could run it (LazyLoader).
+        if not (name == root or name.startswith(root + ".")):
+            continue
+        namespace = _path.namespace_of(module)
+        path = None if namespace is None else namespace.get("__path__")
+        if isinstance(path, list) and name not in _path._packages:
+            imported.append((name, path, module))
+    # Resolved before changing anything, with no lock held (it may import): a bad
+    # configuration installs nothing.
+    state = _state.state_of(root) if imported else None
+    recorded = []
     with _state.lock:
         if root not in _roots:
-            imported = []
-            for name, module in sorted(sys.modules.items()):
-                path = getattr(module, "__dict__", {}).get("__path__")
-                mine = name == root or name.startswith(root + ".")
-                if mine and isinstance(path, list) and name not in _path._packages:
-                    imported.append((name, path, module))
-            # Resolve the state before changing anything: a bad configuration installs nothing.
-            state = _state.state_of(root) if imported else None
             _roots.add(root)
             if state is not None:
                 for name, path, module in imported:
-                    _owned[name] = _path._record(name, path, module, state)
+                    if name not in _path._packages:
+                        _owned[name] = _path._record(name, path, module, state)
+                        recorded.append(_owned[name])
         if AutoFinder not in sys.meta_path:
             sys.meta_path.insert(0, AutoFinder)
+    if state is not None:
+        for package in recorded:
+            _path.settle(package, state)
     logger.debug("auto mode installed for %s", root)
 
 

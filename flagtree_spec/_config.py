@@ -36,6 +36,8 @@ _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_CHARS = _LETTERS | frozenset("0123456789-")
 _IDENT_CHARS = _LETTERS | frozenset("0123456789")
 _MAX_NAME: Final = 64
+# The most backends a stack may name (FLAGTREE_BACKEND, activate(), a marker).
+MAX_STACK: Final = 64
 _MAX_MARKER: Final = 4096
 _MAX_DECLARATION: Final = 65536
 _NAME_RULE: Final = "letters, digits, '_' and '-' only, starting with a letter or '_', at most 64"
@@ -58,7 +60,15 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
     text = value.strip()
     if not text or text == "none":
         return ()
+    count = text.count(",") + 1
+    if count > MAX_STACK:
+        raise SpecConfigError(
+            f"{what}={quote(value)} names {count} backends; a stack holds at most "
+            f"{MAX_STACK} (a backend's own base backends are declared in its "
+            "flagtree_spec.json, not listed here)"
+        )
     names: list[str] = []
+    seen: set[str] = set()
     for raw in text.split(","):
         name = raw.strip()
         if not name:
@@ -74,10 +84,11 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
             raise SpecConfigError(
                 f"{what}={quote(value)}: {quote(name)} is not a backend name ({_NAME_RULE})"
             )
-        if name in names:
+        if name in seen:
             raise SpecConfigError(
                 f"{what}={quote(value)} names backend {name!r} twice; name each backend once"
             )
+        seen.add(name)
         names.append(name)
     return tuple(names)
 

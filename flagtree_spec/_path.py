@@ -89,8 +89,26 @@ def trunk_dirs(name: str) -> list[str]:
         return list(package.trunk)
     parent, dot, last = name.rpartition(".")
     if not dot:
-        return [_state.root_dir(name)]
+        known = _state.known_root(name)
+        return [known.rdir if known is not None else _state.root_dir(name)]
     return [d for d in (os.path.join(t, last) for t in trunk_dirs(parent)) if os.path.isdir(d)]
+
+
+def namespace_of(module: object) -> Optional[dict[str, object]]:
+    """A module's ``__dict__`` read without running its code.
+
+    ``importlib.util.LazyLoader`` makes modules that execute on their first
+    attribute access, ``__dict__`` included; the descriptor of ``ModuleType``
+    reads the namespace without that.  ``None`` for an entry of ``sys.modules``
+    that is not a module.
+    """
+    if not isinstance(module, ModuleType):
+        return None
+    try:
+        namespace = object.__getattribute__(module, "__dict__")
+    except AttributeError:
+        return None
+    return namespace if isinstance(namespace, dict) else None
 
 
 def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Optional[ModuleType]]:
@@ -99,7 +117,8 @@ def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Option
         if isinstance(name, str):
             return name, sys.modules.get(name)
     for name, module in list(sys.modules.items()):
-        if getattr(module, "__dict__", {}).get("__path__") is path:
+        namespace = namespace_of(module)
+        if namespace is not None and namespace.get("__path__") is path:
             return name, module
     raise SpecError(
         "spec_path() cannot tell which package this __path__ belongs to; call it as "
@@ -153,28 +172,58 @@ def spec_path(
             )
         extra_names.append(f"{name}.{item}")
     root = name.partition(".")[0]
+    # Resolved with no lock held: the first resolution may import and warn.
+    state = _state.state_of(root)
+    if not isinstance(path, list):
+        raise SpecError(
+            f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
+            f"{type(path).__name__} (a namespace package gets mirrors from its parent, "
+            "no call needed)"
+        )
     with _state.lock:
-        state = _state.state_of(root)
-        if not isinstance(path, list):
-            raise SpecError(
-                f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
-                f"{type(path).__name__} (a namespace package gets mirrors from its parent, "
-                "no call needed)"
-            )
         if extra_names:
             _user_exclude.setdefault(root, set()).update(extra_names)
-            logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
         package = _packages.get(name)
         if package is None or package.path is not path:
             package = _record(name, path, module, state)
         called.add(name)
         if extra_names or state.excludes:
             ExcludeFinder.enable()
-        return list(package.mirrors)
+    if extra_names:
+        logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
+    settle(package, state)
+    return list(package.mirrors)
+
+
+def settle(package: Package, state: _state.RootState, *, locked: bool = True) -> None:
+    """Re-path *package* until it follows the state that is current for its root.
+
+    A package recorded while ``activate()`` switched the state may have been
+    recorded for the old one after ``activate()`` re-pathed every package it
+    knew; the recorder then catches up here.  Called with no lock held; auto
+    mode's finder passes ``locked=False`` and re-paths without taking the lock
+    (it must never wait on it), which converges too: every writer applies the
+    current state last.
+    """
+    while True:
+        current = _state.state_of(package.root)
+        if current is state:
+            return
+        state = current
+        if not locked:
+            _apply(package, state)
+            continue
+        with _state.lock:
+            if _packages.get(package.name) is package:
+                _apply(package, state)
 
 
 def _record(
-    name: str, path: list[str], module: Optional[ModuleType], state: _state.RootState
+    name: str,
+    path: list[str],
+    module: Optional[ModuleType],
+    state: _state.RootState,
+    register: bool = True,
 ) -> Package:
     extra = None
     if module is not None and module.__dict__.get("__path__") is path:
@@ -183,7 +232,8 @@ def _record(
             extra = locations
     if not state.specialised:
         package = Package(name, path, extra, list(path))
-        _packages[name] = package
+        if register:
+            _packages[name] = package
         return package
     rel = name.split(".")[1:]
     candidates = _candidates(state, rel)
@@ -196,8 +246,9 @@ def _record(
         logger.debug("package %s: __init__ from a mirror; trunk directories %s", name, trunk)
     package = Package(name, path, extra, trunk)
     package.mirrors = [entry for entry in path if os.path.normpath(entry) in candidates]
-    _packages[name] = package
     _apply(package, state)
+    if register:
+        _packages[name] = package
     return package
 
 
