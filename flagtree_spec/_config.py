@@ -162,7 +162,9 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
             )
         with open(path, "rb") as f:
             data = f.read(limit + 1)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # NotADirectoryError: a folder of the path is a file, such as the zip archive
+        # a zipped package is imported from; a path inside an archive has no file.
         return None
     except IsADirectoryError:
         raise SpecConfigError(f"{what} {path!r} is a directory; it must be a file") from None

@@ -22,7 +22,7 @@ __all__ = ["inherit"]
 _MISSING = object()
 
 # Files (device, inode) being executed into each namespace, by id(namespace).
-_running: dict[int, list[tuple[int, int]]] = {}
+_running: dict[int, list[tuple[object, ...]]] = {}
 
 
 def inherit(namespace: dict[str, Any]) -> str:
@@ -215,9 +215,16 @@ def _current_and_lower(
     return current, None
 
 
-def _key(path: str) -> tuple[int, int]:
-    """Identity of a file: device and inode, through symlinks."""
-    st = os.stat(path)
+def _key(path: str) -> tuple[object, ...]:
+    """Identity of a file: device and inode, through symlinks.
+
+    A module inside a zip or egg archive (zipimport) has no file of its own: its
+    path names it.
+    """
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return ("archive", os.path.normpath(path))
     return st.st_dev, st.st_ino
 
 
