@@ -97,6 +97,9 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
                 "namespace packages are not supported: add an __init__.py to it"
             )
         return  # a namespace sub-package follows its parent's path
+    loader = spec.loader
+    if loader is not None and not hasattr(loader, "exec_module") and hasattr(loader, "get_code"):
+        spec.loader = _CodeLoader(loader)
     # No lock here: this runs while the import system holds its own lock, so it must
     # never wait for a thread that may be importing.  Resolving the state may import
     # (this thread holds the import lock, so that cannot wait either); the record is
@@ -121,6 +124,30 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
     _path.settle(package, state, locked=False)
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
+
+
+class _CodeLoader:
+    """Runs a package whose loader has only the legacy ``load_module()`` the modern way.
+
+    zipimport on CPython 3.9 loads a package with ``load_module()``, which gives
+    the module a ``__path__`` of its own, so the list auto mode rewrote would never
+    be the one the package's ``__init__`` runs with.  Executing the loader's code
+    object into the module that the import system made from the spec keeps it.
+    """
+
+    def __init__(self, loader: object) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        name = module.__spec__.name if module.__spec__ is not None else module.__name__
+        code = self._loader.get_code(name)  # type: ignore[attr-defined]
+        exec(code, module.__dict__)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._loader, name)
 
 
 def install(root: str) -> None:
