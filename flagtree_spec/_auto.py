@@ -99,7 +99,7 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
         return  # a namespace sub-package follows its parent's path
     loader = spec.loader
     if loader is not None and not hasattr(loader, "exec_module") and hasattr(loader, "get_code"):
-        spec.loader = _CodeLoader(loader)
+        spec.loader = _CodeLoader(loader)  # type: ignore[assignment]
     # No lock here: this runs while the import system holds its own lock, so it must
     # never wait for a thread that may be importing.  Resolving the state may import
     # (this thread holds the import lock, so that cannot wait either); the record is
