@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
+from types import FrameType
 from typing import Optional
 
 from . import _calls, _entrypoints
@@ -272,9 +273,16 @@ def _first_call(hook: str) -> Optional[Hook]:
 
 
 def _by_caller(hook: str) -> Optional[Hook]:
-    """Several roots are specialised: the caller's root package decides."""
+    """Several roots are specialised: the caller's root package decides.
+
+    A hook module outside every root (``FLAGTREE_SPEC_PATH`` serves every root)
+    whose hook calls a bare ``spec()`` answers for the root whose code called the
+    hook: the nearest frame above it that belongs to a root package.
+    """
     root = _caller_root(2)
     state = _roots.get(root)
+    if state is None:
+        state = _root_above_hook(sys._getframe(2))
     if state is None:
         known = ", ".join(sorted(r for r, s in _roots.items() if s.specialised))
         raise SpecError(
@@ -282,6 +290,23 @@ def _by_caller(hook: str) -> Optional[Hook]:
             f"several are specialised ({known}); use for_root('pkg').spec"
         )
     return state.table[hook] if state.specialised else _NULL[hook]
+
+
+def _root_above_hook(frame: Optional[FrameType]) -> Optional[RootState]:
+    """The state of the root whose code called the hook running in *frame*, if it is one."""
+    if frame is None:
+        return None
+    name = str(frame.f_globals.get("__name__") or "")
+    hooks = {r.hook_name for s in list(_roots.values()) for r in s.spec_roots if r.hook_name}
+    if not any(name == h or name.startswith(h + ".") for h in hooks):
+        return None
+    frame = frame.f_back
+    while frame is not None:
+        state = _roots.get(str(frame.f_globals.get("__name__") or "").partition(".")[0])
+        if state is not None:
+            return state
+        frame = frame.f_back
+    return None
 
 
 def refresh_dispatch() -> None:
