@@ -155,12 +155,19 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
     """Read at most *limit* bytes of *path*; ``None`` when it does not exist."""
     try:
         mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
             # Opening a FIFO blocks until a writer comes, and a device may never end.
             raise SpecConfigError(
                 f"{what} {path!r} is not a regular file (a FIFO or a device?); it must be a file"
             )
-        with open(path, "rb") as f:
+        fd = open_regular(path)
+        if fd is None:  # replaced by something else since the stat
+            raise SpecConfigError(
+                f"{what} {path!r} is not a regular file (a FIFO or a device?); it must be a file"
+            )
+        with open(fd, "rb") as f:
             data = f.read(limit + 1)
     except (FileNotFoundError, NotADirectoryError):
         # NotADirectoryError: a folder of the path is a file, such as the zip archive
@@ -175,6 +182,27 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
             f"{what} {path!r} is larger than {limit} bytes; is it the right file?"
         )
     return data
+
+
+def open_regular(path: str) -> Optional[int]:
+    """Open *path* for reading without ever blocking; ``None`` when it is no regular file.
+
+    ``O_NONBLOCK`` makes opening a FIFO return at once (a plain ``open()`` waits
+    for a writer, for ever); the file is then checked on its descriptor, so a
+    file swapped for a FIFO after a ``stat`` is caught too.  OSErrors propagate.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        return None
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd
 
 
 def read_marker(rdir: str) -> Optional[Marker]:
@@ -290,6 +318,10 @@ def read_declaration(spec_root: str) -> Optional[Declaration]:
         raise bad("not UTF-8 text") from None
     except ValueError as exc:
         raise bad(f"not valid JSON ({exc})") from None
+    except (RecursionError, MemoryError):
+        raise bad(
+            'nested too deeply to read; a declaration is a flat object like {"mirror": "triton"}'
+        ) from None
     if not isinstance(raw, dict):
         raise bad('the top level must be an object like {"mirror": "triton"}')
     unknown = sorted(set(raw) - set(_DECLARATION_KEYS))

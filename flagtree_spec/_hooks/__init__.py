@@ -40,7 +40,19 @@ class HookFinder:
         from .._state import private_hook_root
 
         root = private_hook_root(fullname)
-        if root is None or root.hooks is None:
+        if root is None:
+            # Typically unpickling, in a child process, an object defined in a hook
+            # module: the child's state does not name that backend.
+            backend = tail.rpartition("_")[0] or tail
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: it is the hook module of backend {backend!r} "
+                "(or of a spec root) of another process, and no root package imported in this "
+                "one has it. Import the root package before unpickling; activate() does not "
+                "reach child processes: set FLAGTREE_BACKEND (or FLAGTREE_SPEC_PATH) in their "
+                "environment, or call activate() in the child (a Pool initializer)",
+                name=fullname,
+            )
+        if root.hooks is None:
             return None
         locations = [os.path.dirname(root.hooks)] if root.hooks_package else None
         return spec_from_file_location(fullname, root.hooks, submodule_search_locations=locations)
