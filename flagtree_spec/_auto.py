@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _path, _state
+from . import _editable, _path, _state
 from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
@@ -122,6 +122,8 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
     if state.excludes or _path._user_exclude.get(root):
         _path.ExcludeFinder.enable()
     _path.settle(package, state, locked=False)
+    if state.specialised and fullname == root:
+        _editable.report(root)
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
 

@@ -297,7 +297,16 @@ class _Finder:
 
     @property
     def repo(self) -> Optional[str]:
-        return _repo_of(self.rdir_real, self.root)
+        repo = _repo_of(self.rdir_real, self.root)
+        if repo is None:
+            # setuptools' strict editable mode imports the package from a link tree
+            # (build/__editable__.<dist>/R/__init__.py, a symlink to the source file):
+            # the source layout is where the real __init__.py lies.
+            init = os.path.realpath(os.path.join(self.rdir_real, "__init__.py"))
+            source = os.path.dirname(init)
+            if source != self.rdir_real:
+                repo = _repo_of(source, self.root)
+        return repo
 
     def backend_folders(self, backend: str) -> list[tuple[str, str]]:
         """``(kind, folder)`` of every source of *backend* that exists, highest priority first."""

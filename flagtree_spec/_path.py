@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from types import FrameType, ModuleType
 from typing import Optional
 
-from . import _state
+from . import _editable, _state
 from ._config import is_module_name
 from ._errors import SpecError
 from ._log import debug_enabled, logger
@@ -192,6 +192,8 @@ def spec_path(
     if extra_names:
         logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
     settle(package, state)
+    if state.specialised:
+        _editable.report(root)
     return list(package.mirrors)
 
 
@@ -347,6 +349,10 @@ class ExcludeFinder:
             return None
         kept = [e for e in path if not any(e == m or e.startswith(m + os.sep) for m in drop)]
         spec = PathFinder.find_spec(fullname, kept, target)
+        if spec is None and _editable.editable_loader(root) is not None:
+            # An editable install whose own finder serves the package (its __path__
+            # is no folder): that finder loads the trunk module, mirrors never.
+            return None
         if spec is None:
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: it is excluded from the backend's mirror tree "

@@ -55,6 +55,17 @@ def trunk_path(package: str, *parts: PathPart) -> str:
             f"trunk_path({package!r}): the package has no trunk directory (it exists only in "
             f"a backend's mirror tree: {list(spec.submodule_search_locations)!r})"
         )
+    if not os.path.isdir(dirs[0]):
+        from ._editable import editable_loader
+
+        found = editable_loader(package.partition(".")[0])
+        if found is not None:
+            raise SpecError(
+                f"trunk_path({package!r}): the package's trunk location {dirs[0]!r} is not a "
+                f"directory: it is an editable install made by {found[0]}, whose import hook "
+                f"({found[1]}) serves its modules from a list of files; install it without -e "
+                "to have a trunk folder, or read its data with importlib.resources"
+            )
     return os.path.join(dirs[0], *(os.fspath(p) for p in parts))
 
 
