@@ -23,8 +23,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._static.check import check
-from flagtree_spec._static.model import load
+from flagtree_spec._tools.check.driver import check
+from flagtree_spec._tools.model.model import load
 
 PER_PACKAGE = 20
 FRAGMENTS = 10

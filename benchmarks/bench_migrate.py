@@ -24,7 +24,7 @@ from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._static.migrate import make_plan
+from flagtree_spec._tools.migrate.plan import make_plan
 
 PER_PACKAGE = 20
 ROUNDS = 5

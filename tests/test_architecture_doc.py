@@ -17,9 +17,9 @@ def test_architecture_doc_names_every_module_of_the_runtime_and_the_tools() -> N
     named = {
         f"`{m.parts[0]}/`" if m.parts[0] in ("_hooks", "_startup") else f"`{m.name}`"
         for m in modules
-        if m.parts != ("_static", "__init__.py")
+        if m.parts != ("_tools", "__init__.py")
     }
-    assert f"`{PACKAGE.name}/_static/`" in text
+    assert f"`{PACKAGE.name}/_tools/`" in text
     assert len(named) > 40, sorted(named)
     missing = sorted(n for n in named if n not in text)
     assert missing == [], f"docs/architecture.md has no row for {missing}"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_support import make, run
 
-from flagtree_spec._static.pyproject import (
+from flagtree_spec._tools.model.settings import (
     SettingsError,
     find_pyproject,
     read_settings,

@@ -12,10 +12,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from .. import _state
-from .._errors import SpecError
-from .cli import _states
-from .model import Model
+from ... import _state
+from ..._errors import SpecError
+from ..model.model import Model
+from .commands import _states
 
 __all__ = ["build_report", "format_report"]
 

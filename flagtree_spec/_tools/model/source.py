@@ -16,7 +16,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .signatures import Dispatch, HookCall, dispatchers, hook_calls
+from .calls import Dispatch, HookCall, dispatchers, hook_calls
 
 __all__ = [
     "Facts",

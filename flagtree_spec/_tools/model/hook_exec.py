@@ -14,7 +14,7 @@ import builtins
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from .signatures import Signature, signature_of
+from .calls import Signature, signature_of
 from .source import call_name
 
 if TYPE_CHECKING:  # the hook module runs the executor and answers its imports

@@ -14,9 +14,9 @@ import shutil
 import sys
 from typing import Any
 
-from . import lock, rebase
-from .cli import _DETECTION, _common, _guard, _model
-from .model import InputError
+from ..model.model import InputError
+from ..upgrade import lock, rebase
+from .commands import _DETECTION, _common, _guard, _model
 
 __all__ = ["add_commands"]
 

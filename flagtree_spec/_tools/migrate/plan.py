@@ -33,9 +33,9 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, Optional
 
+from ..model.model import InputError
+from ..model.source import Source
 from .minimize import minimize
-from .model import InputError
-from .source import Source
 
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 

@@ -16,11 +16,11 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .._discovery import SpecRoot, same_tree
-from .finder import COMPILED_SUFFIXES, Entry
-from .model import Model, Module
-from .rules import RULES
-from .source import Source
+from ..._discovery import SpecRoot, same_tree
+from ..model.finder import COMPILED_SUFFIXES, Entry
+from ..model.model import Model, Module
+from ..model.source import Source
+from .registry import RULES
 
 __all__ = ["CODES", "Finding", "MirrorFile", "check", "excluded_by", "select"]
 

@@ -34,15 +34,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .. import _entrypoints
-from .._config import is_module_name, parse_stack, read_marker
-from .._discovery import SpecRoot, discover, explicit_roots
-from .._errors import SpecError
+from ... import _entrypoints
+from ..._config import is_module_name, parse_stack, read_marker
+from ..._discovery import SpecRoot, discover, explicit_roots
+from ..._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
 from .hooks import HookModule
-from .pyproject import Settings
 from .repo import RepoError, detect_repo
+from .settings import Settings
 from .source import Problem, Source, SpecPathCall
 
 __all__ = ["Entry", "InputError", "Model", "Module", "detect_repo", "load"]

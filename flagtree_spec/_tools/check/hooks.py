@@ -12,12 +12,12 @@ import ast
 import os
 from collections.abc import Iterator
 
-from .._discovery import SpecRoot
-from .hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
-from .model import Model, Module
-from .rules import Hit, Rule, _sources, rule
-from .signatures import bind_error
-from .source import Source, resolve_relative
+from ..._discovery import SpecRoot
+from ..model.calls import bind_error
+from ..model.hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
+from ..model.model import Model, Module
+from ..model.source import Source, resolve_relative
+from .registry import Hit, Rule, _sources, rule
 
 __all__: list[str] = []
 

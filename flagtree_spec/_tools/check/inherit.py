@@ -11,13 +11,13 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
-from .._discovery import close_matches
-from .model import Model
-from .rules import Hit, Rule, _inherits, _rel, _trunk_names, rule
-from .source import Source, call_name
+from ..._discovery import close_matches
+from ..model.model import Model
+from ..model.source import Source, call_name
+from .registry import Hit, Rule, _inherits, _rel, _trunk_names, rule
 
 if TYPE_CHECKING:
-    from .check import MirrorFile
+    from .driver import MirrorFile
 
 __all__: list[str] = []
 

@@ -20,14 +20,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from .._config import is_module_name
-from .check import CODES, Finding, check, excluded_by, select
-from .defdiff import DefinitionDiff, definition_diffs
-from .digest import analyse
-from .migrate_cli import add_commands as add_migrate
-from .model import InputError, Model, load
-from .pyproject import Settings, SettingsError, find_pyproject, read_settings
-from .source import Problem
+from ..._config import is_module_name
+from ..check.driver import CODES, Finding, check, excluded_by, select
+from ..migrate.cli import add_commands as add_migrate
+from ..model.model import InputError, Model, load
+from ..model.settings import Settings, SettingsError, find_pyproject, read_settings
+from ..model.source import Problem
+from ..upgrade.defdiff import DefinitionDiff, definition_diffs
+from ..upgrade.digest import analyse
 
 __all__ = ["add_commands"]
 

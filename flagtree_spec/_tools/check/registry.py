@@ -24,14 +24,14 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
-from .._config import read_declaration
-from .._discovery import SpecRoot, close_matches, same_tree
-from .drift import drift
-from .model import Model, Module
-from .source import Source
+from ..._config import read_declaration
+from ..._discovery import SpecRoot, close_matches, same_tree
+from ..model.model import Model, Module
+from ..model.source import Source
+from ..upgrade.drift import drift
 
 if TYPE_CHECKING:  # the check builds the mirror files the rules look at
-    from .check import MirrorFile
+    from .driver import MirrorFile
 
 __all__ = ["RULES", "Hit", "Rule", "rule"]
 
@@ -548,4 +548,5 @@ def _stray_message(model: Model, spec_root: SpecRoot, path: str, trunk: set[str]
 
 
 # The rules kept in modules of their own register when this registry is imported.
-from . import rules_hooks, rules_inherit  # noqa: E402, F401
+from . import hooks as _hook_rules  # noqa: E402, F401
+from . import inherit as _inherit_rules  # noqa: E402, F401
