@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from flagtree_spec._tools.model.calls import Signature, bind_error, signature_of
+from flagtree_spec._tools.check.signatures import bind_error
+from flagtree_spec._tools.model.calls import Signature, signature_of
 
 NAMES = ("a", "b", "c", "d", "e")
 

@@ -16,7 +16,7 @@ names a ``base`` that has one, else the trunk's file):
               files): moved under ``migrate-leftovers/``, outside every spec
               root, with what to do about it.
 
-:func:`.migrate_apply.apply` carries the plan out: ``git mv`` inside a git work tree, so
+:func:`.apply.apply` carries the plan out: ``git mv`` inside a git work tree, so
 history follows; a file that differs from its counterpart is never
 deleted; afterwards nothing under the fork can load.  Every step leaves each
 file readable at one of its locations, so an interrupted run is completed

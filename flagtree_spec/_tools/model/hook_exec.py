@@ -1,6 +1,6 @@
 """The statements of a hook package's modules, executed on a model of their namespaces.
 
-:class:`~flagtree_spec._static.hooks.HookModule` answers which hooks a hook
+:class:`~flagtree_spec._tools.model.hooks.HookModule` answers which hooks a hook
 module defines; the :class:`_Executor` here runs the top-level statements of
 one module of the hook package, in order, binding names as Python does
 (:class:`Binding`), and asks the hook module to run every module of the

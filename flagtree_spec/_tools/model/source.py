@@ -369,7 +369,7 @@ class Source:
 
     def hook_calls(self) -> list[HookCall]:
         """Every ``spec("hook", ...)`` / ``spec_func("hook")`` call, and calls of this
-        module's other names for them (see :func:`.signatures.dispatchers`)."""
+        module's other names for them (see :func:`.calls.dispatchers`)."""
         if self._hooks is None:
             self._hooks = []
             self._dispatch = {}
