@@ -2,7 +2,7 @@
 
 The runtime (``spec_path``, discovery, selection, hooks, ``inherit``) runs
 inside every trunk import; the tools (``flagtree_spec._tools``) read files
-offline and may import ``ast``, ``argparse``, ``difflib`` and ``json``
+offline and may import ``ast``, ``argparse``, ``difflib``, ``json`` and the TOML readers
 freely.  Imports go one way: tools -> runtime.  The runtime imports ``json``
 only to read a declaration file, ``ast`` only to read a
 ``_flagtree_backend.py`` marker (a ``<spec root>/R/__init__.py`` hook package
@@ -27,7 +27,7 @@ from flagtree_spec._discovery import hook_module_name
 
 TOOLS = "flagtree_spec._tools"
 FLAG_HOOKS = FIXTURES / "hook_convention/third_party/flag/backend/spec/hcpkg/__init__.py"
-HEAVY = ("ast", "argparse", "difflib", "json")
+HEAVY = ("ast", "argparse", "difflib", "json", "tomllib", "tomli")
 
 # The child forgets whatever the interpreter loaded at start-up (a coverage
 # tracer may have imported json or ast already), so that every import of these
