@@ -612,3 +612,32 @@ def test_hook_pickled_to_a_spawn_worker_after_activate_needs_the_state_there(tmp
     assert "hook module of backend 'alpha'" in bare[1]
     assert "activate() does not reach child processes" in bare[1]
     assert initialised == "alpha"
+
+
+def test_check_on_a_declaration_nested_20000_levels_exits_2_with_one_line(tmp_path):
+    import shutil
+    import subprocess
+
+    from conftest import SOURCE, clean_env
+
+    repo = tmp_path / "repo"
+    shutil.copytree(SOURCE, repo, ignore=shutil.ignore_patterns("__pycache__"))
+    declaration = repo / "third_party" / "alpha" / "backend" / "spec" / "flagtree_spec.json"
+    declaration.write_text("[" * 20000 + "]" * 20000)
+    env = clean_env()
+    env["PYTHONPATH"] = LIBRARY
+    proc = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", "check", "-b", "alpha"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert line == (
+        f"flagtree-spec check: error: backend declaration {declaration}: nested too deeply "
+        'to read; a declaration is a flat object like {"mirror": "triton"}'
+    )
