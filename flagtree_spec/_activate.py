@@ -112,7 +112,7 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
                 changed.update(p.root for p in packages.values())
             else:
                 _path.restore(saved[6])
-            managed = {p.root for p in _path._packages.values()}
+            managed = {p.root for p in list(_path._packages.values())}
         # Roots whose packages were first imported in the body are resolved again for
         # the restored state, with no lock held (resolving may import).
         if keep_imported:
@@ -121,7 +121,7 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
         with _state.lock:
             _path.reapply(r for r in changed if r in _state._roots)
             if not saved[7] and not (
-                any(s.excludes for s in _state._roots.values())
+                any(s.excludes for s in list(_state._roots.values()))
                 or any(_path._user_exclude.values())
                 or _path._debug
             ):
@@ -199,7 +199,7 @@ def activate(
             _state._generation += 1
             generation = _state._generation
             _state._entry_point_cache = None
-            affected = [r for r in _state._roots if root is None or r == root]
+            affected = [r for r in list(_state._roots) if root is None or r == root]
         try:
             # Every new state is resolved before any is published.
             new = {r: _state._compute(r, generation) for r in affected}

@@ -16,6 +16,7 @@ always follows the module object that is in ``sys.modules``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -175,6 +176,12 @@ def install(root: str) -> None:
     # Resolved before changing anything, with no lock held (it may import): a bad
     # configuration installs nothing.
     state = _state.state_of(root) if imported else None
+    if state is None:
+        # Resolved now, not by the finder at the root's first import (where the import
+        # system holds its lock, and reading a declaration would import json under it).
+        # A configuration error is raised at that import, as without this.
+        with contextlib.suppress(SpecError, Warning):
+            _state.state_of(root)
     recorded = []
     with _state.lock:
         if root not in _roots:
@@ -205,8 +212,10 @@ def uninstall(root: str) -> None:
         raise SpecError(f"uninstall({root!r}): give a top-level package name like 'triton'")
     with _state.lock:
         _roots.discard(root)
-        for name in [n for n in _owned if n == root or n.startswith(root + ".")]:
-            package = _owned.pop(name)
+        for name in [n for n in list(_owned) if n == root or n.startswith(root + ".")]:
+            package = _owned.pop(name, None)
+            if package is None:
+                continue
             if _path._packages.get(name) is not package or name in _path.called:
                 continue
             del _path._packages[name]

@@ -284,7 +284,7 @@ def _by_caller(hook: str) -> Optional[Hook]:
     if state is None:
         state = _root_above_hook(sys._getframe(2))
     if state is None:
-        known = ", ".join(sorted(r for r, s in _roots.items() if s.specialised))
+        known = ", ".join(sorted(r for r, s in list(_roots.items()) if s.specialised))
         raise SpecError(
             f"spec({hook!r}) was called from outside every root package ({root!r}) while "
             f"several are specialised ({known}); use for_root('pkg').spec"
