@@ -169,7 +169,9 @@ def activate(
     its root package) appends ``flagtree_spec._hooks.HookFinder`` to
     ``sys.meta_path``, where it stays for the rest of the process, also after
     the ``with`` block ends.  It answers only the private names of the hook
-    modules of the current state and returns ``None`` for every other import.
+    modules of the current state and returns ``None`` for every other name; an
+    import of another private name (an object of a hook module unpickled where
+    the state lacks its backend) fails with a ``ModuleNotFoundError`` saying why.
     """
     stack = _state.parse_backend(backend)
     if root is not None and (not isinstance(root, str) or "." in root or not is_module_name(root)):
