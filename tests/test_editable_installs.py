@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow
 REPO = FIXTURES.parent
 TEMPLATE = FIXTURES / "editable_kinds"
 TOOLS = [
-    "setuptools",
+    "setuptools>=64",
     "wheel",
     "hatchling",
     "editables",
