@@ -341,10 +341,13 @@ def _state_for_option(config: pytest.Config, root: str) -> _state.RootState:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SpecWarning)
         state = _state.state_of(root)
-    where, line = _option_location(config)
+    option = _option_location(config)
     for warning in caught:
-        if not issubclass(warning.category, SpecWarning):
-            where, line = warning.filename, warning.lineno
+        where, line = (
+            option
+            if issubclass(warning.category, SpecWarning)
+            else (warning.filename, warning.lineno)
+        )
         warnings.warn_explicit(warning.message, warning.category, where, line)
     return state
 
