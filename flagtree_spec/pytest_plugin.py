@@ -353,17 +353,16 @@ def _state_for_option(config: pytest.Config, root: str) -> _state.RootState:
 
 
 def _option_location(config: pytest.Config) -> tuple[str, int]:
-    """Where the root packages were named: ``("--flagtree-root", 0)`` or the ini file's line."""
+    """Where the root packages were named: ``("--flagtree-root", 0)``, the ini file's line,
+    or ``("flagtree_root", 0)`` for an ini value given with ``-o``."""
     if getattr(config.option, "flagtree_root", None) or config.inipath is None:
         return "--flagtree-root", 0
-    try:
-        lines = config.inipath.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return str(config.inipath), 1
+    # pytest has read this file already: it is there and decodes.
+    lines = config.inipath.read_text(encoding="utf-8").splitlines()
     for number, text in enumerate(lines, 1):
         if text.strip().startswith("flagtree_root"):
             return str(config.inipath), number
-    return str(config.inipath), 1
+    return "flagtree_root", 0
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -156,6 +156,12 @@ def test_backend_that_exists_nowhere_fails_the_session_when_only_a_test_imports_
             "*1 passed*",
         ]
     )
+    # Without the terminal reporter the error still reaches the user, on stderr.
+    result = run(
+        project, "-p", "no:terminal", "--noconftest", "test_late.py", "--flagtree-backend=fsat"
+    )
+    assert result.ret == USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: flagtree_spec: --flagtree-backend='fsat' names*"])
 
 
 def test_backend_of_the_option_exists_by_a_folder_without_spec_tree_or_by_another_root(project):
@@ -174,6 +180,16 @@ def test_backend_of_the_option_exists_by_a_folder_without_spec_tree_or_by_anothe
         layers="layers fast",
     )
     result.assert_outcomes(passed=2)
+    # A root package that cannot be found is the header's to report, not a reason to stop.
+    result = run(
+        project,
+        "--flagtree-backend=fast",
+        "--flagtree-root=nosuchpkg",
+        kind="fast",
+        layers="layers fast",
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["flagtree_spec: nosuchpkg: root package 'nosuchpkg' is not*"])
     result = run(project, "--flagtree-backend=fsat", "--flagtree-root=otherpkg")
     assert result.ret == USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -205,6 +221,9 @@ def test_warning_for_a_root_named_by_the_option_points_at_the_option(project, mo
     result.assert_outcomes(passed=2)
     result.stderr.fnmatch_lines([f"{project.path}/pytest.ini:4: SpecWarning: FLAGTREE_BACKEND*"])
     assert "pluggy" not in result.stderr.str()
+    (project.path / "pytest.ini").write_text("[pytest]\npythonpath = python\n")
+    result = run(project, "--noconftest", "tests", "-o", "flagtree_root=plugpkg")
+    result.stderr.fnmatch_lines(["flagtree_root:0: SpecWarning: FLAGTREE_BACKEND*"])
 
 
 def test_root_imported_earlier_under_another_backend_is_a_usage_error_naming_the_importer(
