@@ -1,4 +1,4 @@
-"""Package inits loaded by hand keep their trunk folders (§6, module inheritance).
+"""Package inits loaded by hand keep their trunk folders.
 
 ``triton/language/extra/__init__.py`` loads its sub-packages itself:
 ``pkgutil.iter_modules(__path__)``, the finder's ``find_spec``,

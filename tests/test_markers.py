@@ -1,4 +1,4 @@
-"""Build-time markers in every shape FlagTree writes, and the environment against them (§4).
+"""Build-time markers in every shape FlagTree writes, and the environment against them.
 
 ``fixtures/marker_computed`` holds FlagTree's own shape: a ``FLAGTREE_BACKEND``
 text file naming ``gamma`` and a ``_flagtree_backend.py`` that computes the
