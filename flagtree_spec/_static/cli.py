@@ -37,7 +37,8 @@ The trunk and the spec roots come from --trunk DIR (the root package's folder),
 repository (--repo DIR, default the working directory: python/R and third_party/B/...;
 when python/ holds several packages, the one a backend's spec root mirrors, or --root R).
 The backend stack is --backend (else FLAGTREE_BACKEND, else the trunk's build-time
-marker); --spec-root DIR adds spec roots in front of the discovered ones. Nothing of
+marker); --spec-root DIR adds spec roots in front of the discovered ones (with a single
+-b B, DIR is B's spec root). Nothing of
 the trunk or a backend is imported or executed.
 """
 
@@ -70,7 +71,8 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "
         metavar="DIR",
         action="append",
         default=[],
-        help="a spec root folder, in front of the discovered ones (repeatable)",
+        help="a spec root folder, in front of the discovered ones (repeatable); with a single "
+        "-b B, a spec root of B",
     )
     where.add_argument(
         "--auto",
@@ -243,6 +245,8 @@ def _which(args: argparse.Namespace) -> int:
 
 def _states(model: Model) -> list[dict[str, Any]]:
     rows = []
+    hook_files = {os.path.normpath(r.hooks) for r in model.spec_roots if r.hooks}
+    fragments = model.hook_fragments()
     for spec_root, entry in model.mirror_files():
         module = model.resolve(entry.name)
         live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
@@ -253,6 +257,10 @@ def _states(model: Model) -> list[dict[str, Any]]:
             state = "excluded"
         elif live:
             state = "override" if lower is not None or model.trunk_only(entry.name) else "added"
+        elif os.path.normpath(entry.path) in hook_files:
+            state = "hook"  # the hook package FlagTree keeps at <spec root>/R/__init__.py
+        elif os.path.normpath(entry.path) in fragments:
+            state = "hook fragment"  # loads as a module of the hook package
         elif entry.path in module.candidates:
             state = "shadowed"
         else:
