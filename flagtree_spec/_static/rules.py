@@ -22,7 +22,7 @@ import ast
 import os
 import weakref
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 
 from .._config import read_declaration
 from .._discovery import SpecRoot, close_matches, same_tree
@@ -120,6 +120,17 @@ def _dead_reason(mf: MirrorFile) -> str:
         )
     loads = module.file or "nothing"
     return f"{what}: {name} loads {loads} instead (a package or another file kind wins)"
+
+
+def _trunk_foreign_spec_path(mf: MirrorFile) -> Optional[str]:
+    """The trunk's own ``spec_path`` that the lower ``__init__`` of package-init
+    override *mf* calls (the next lower version, else the trunk's), if any."""
+    inits = [mf.lower] if mf.lower else []
+    inits += [os.path.join(t, "__init__.py") for t in mf.module.trunk]
+    for init in inits:
+        if init and os.path.isfile(init):
+            return mf.model.foreign_spec_path(init, mf.module.name)
+    return None
 
 
 def _foreign_does(model: Model, foreign: str) -> str:
@@ -268,7 +279,7 @@ class PackageInitOverride(Rule):
                 for child in sorted(mf.model.folder(trunk).children())
                 if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
             ]
-            foreign = mf.model.foreign_spec_path(mf.lower, module.name) if mf.lower else None
+            foreign = _trunk_foreign_spec_path(mf)
             if hidden and foreign:
                 yield Hit(
                     path,

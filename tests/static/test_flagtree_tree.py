@@ -174,3 +174,28 @@ def test_fts002_advice_for_an_override_without_spec_path_names_the_trunk_own_spe
     assert "add 'spec_path(__path__)' to it" not in line
     out = run_python(IMPORT_LIBDEVICE, path=[site], env={"FLAGTREE_BACKEND": "mthreads"})
     assert out.stdout.strip().splitlines()[-1] == '"ModuleNotFoundError"'
+
+
+def test_fts002_advice_names_the_trunk_own_spec_path_below_an_override_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # triton.language.extra's override calls no spec_path, so its path is the mirror folder
+    # only and the override of extra.cuda has no lower version there; the trunk's own
+    # extra/cuda/__init__.py tells which spec_path the trunk calls.
+    site = own_spec_path_tree(tmp_path, forwarder=False)
+    mirror = site / "triton/backends/mthreads/spec/triton/language/extra"
+    (mirror / "__init__.py").write_text('WHERE = "mthreads"\n')
+    trunk = site / "triton/language/extra/cuda"
+    trunk.mkdir()
+    (trunk / "__init__.py").write_text(
+        "from triton.flagtree_spec import spec_path\n\nspec_path(__path__)\n"
+    )
+    (trunk / "utils.py").write_text('WHERE = "trunk"\n')
+    (mirror / "cuda").mkdir()
+    (mirror / "cuda" / "__init__.py").write_text('WHERE = "mthreads"\n')
+    code, out, _ = run(capsys, "check", "--trunk", str(site / "triton"))
+    assert code == 1
+    lines = [x for x in out.splitlines() if "FTS002" in x and "extra.cuda" in x]
+    assert len(lines) == 1, out
+    assert "trunk modules utils cannot be imported" in lines[0]
+    assert f"The trunk's spec_path, from {site}/triton/flagtree_spec.py, would not help" in lines[0]
