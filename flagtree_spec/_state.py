@@ -216,11 +216,12 @@ def _marker(rdir: str, environment_decides: bool) -> Optional[Marker]:
         elif rdir not in _reported:
             _reported.add(rdir)
             logger.debug("build-time marker ignored: %s", exc)
-            sys.stderr.write(
-                f"flagtree_spec: build-time backend marker ignored, so no backend is active: "
-                f"{exc}. Set FLAGTREE_BACKEND to choose one, or FLAGTREE_SPEC_STRICT=1 to make "
-                "this an error\n"
-            )
+            if sys.stderr is not None:  # None under pythonw
+                sys.stderr.write(
+                    f"flagtree_spec: build-time backend marker ignored, so no backend is "
+                    f"active: {exc}. Set FLAGTREE_BACKEND to choose one, or "
+                    "FLAGTREE_SPEC_STRICT=1 to make this an error\n"
+                )
         return None
 
 
