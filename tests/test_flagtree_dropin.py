@@ -14,12 +14,15 @@ the value from it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, scenario
+from conftest import FIXTURES, LIBRARY, clean_env, scenario
 
 DROPIN = FIXTURES / "flagtree_dropin"
 LAYOUTS = {"installed": "installed/site-packages", "source": "source/python"}
@@ -127,3 +130,41 @@ def test_forwarder_in_the_fixtures_is_the_one_docs_flagtree_md_shows():
     forwarder = (DROPIN / "installed/site-packages/triton/flagtree_spec.py").read_text()
     assert forwarder in blocks
     assert (DROPIN / "source/python/triton/flagtree_spec.py").read_text() == forwarder
+
+
+def test_pytest_report_shows_the_hook_package_and_its_fragments_apart_from_overrides(tmp_path):
+    test = tmp_path / "test_hooks.py"
+    test.write_text(
+        "def test_hook():\n"
+        "    import triton\n"
+        "    from triton.flagtree_spec import spec\n"
+        "    assert spec('apply_with_path', 'x') == 'mthreads:x'\n"
+    )
+    env = clean_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(DROPIN / LAYOUTS["installed"]), LIBRARY])
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--flagtree-report",
+            "--flagtree-root=triton",
+            str(test),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "2 of 2 overrides and added modules loaded" in out, out
+    hooks = out[out.index("  hook package, loaded:") :]
+    assert "    hook      triton  " in hooks
+    assert "    hook fragment triton._utils  " in hooks
+    assert "    hook fragment triton._language_ext  " in hooks  # imported by a hook when it ran
+    assert "cannot load" not in out
