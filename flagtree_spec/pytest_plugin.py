@@ -19,6 +19,10 @@ nothing else runs, and nothing but the runtime is imported.
   only then.
 * The fixture ``flagtree_run`` runs a function or code in a fresh interpreter
   under a given backend stack and returns its result.
+
+PYTEST_DONT_REWRITE: a program may import this module before pytest starts;
+it has no ``assert`` for pytest to rewrite, and the marker keeps pytest from
+warning that it cannot (a warning ``filterwarnings = error`` makes fatal).
 """
 
 from __future__ import annotations
