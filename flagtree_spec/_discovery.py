@@ -587,22 +587,10 @@ def warn_nowhere(finder: _Finder, backends: Sequence[str], named_by: str) -> Non
         return
     import warnings
 
-    found = existing_backends(finder)
     if len(names) == 1:
-        backend = names[0]
-        matches = close_matches(backend, found)
-        if matches:
-            hint = "did you mean " + " or ".join(repr(m) for m in matches) + "?"
-        elif found:
-            hint = "the backends that exist are " + ", ".join(found) + "."
-        else:
-            hint = "no backend exists for this package."
-        message = (
-            f"{named_by} names backend {backend!r}, which exists nowhere for package "
-            f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint} "
-            "The program runs on without it."
-        )
+        message = nowhere_message(finder, names[0], named_by) + " The program runs on without it."
     else:
+        found = existing_backends(finder)
         shown = ", ".join(repr(n) for n in names[:_SHOWN])
         more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
         hints = []
@@ -623,6 +611,27 @@ def warn_nowhere(finder: _Finder, backends: Sequence[str], named_by: str) -> Non
             f"{_entrypoints.GROUP}); {hint} The program runs on without them."
         )
     warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
+
+
+def backend_exists(finder: _Finder, backend: str) -> bool:
+    """Whether *backend* has a spec root, or a folder, for this root package."""
+    return bool(finder.backend_folders(backend) or backend_traces(finder, backend))
+
+
+def nowhere_message(finder: _Finder, backend: str, named_by: str) -> str:
+    """Where *backend* (named by *named_by*) was looked for, and the close matches."""
+    found = existing_backends(finder)
+    matches = close_matches(backend, found)
+    if matches:
+        hint = "did you mean " + " or ".join(repr(m) for m in matches) + "?"
+    elif found:
+        hint = "the backends that exist are " + ", ".join(found) + "."
+    else:
+        hint = "no backend exists for this package."
+    return (
+        f"{named_by} names backend {backend!r}, which exists nowhere for package "
+        f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint}"
+    )
 
 
 # Missing backends named one by one in a warning about several; the rest are counted.

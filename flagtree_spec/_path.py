@@ -111,6 +111,10 @@ def namespace_of(module: object) -> Optional[dict[str, object]]:
     return namespace if isinstance(namespace, dict) else None
 
 
+# How many frames above spec_path()'s caller a package's __init__ may call it from.
+_FORWARDING_DEPTH = 4
+
+
 def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Optional[ModuleType]]:
     if frame is not None and frame.f_globals.get("__path__") is path:
         name = frame.f_globals.get("__name__")
@@ -120,6 +124,18 @@ def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Option
         namespace = namespace_of(module)
         if namespace is not None and namespace.get("__path__") is path:
             return name, module
+    # Called through a forwarding function (def spec_path(p): return lib.spec_path(p)) from
+    # a package loaded by hand, which is not in sys.modules yet: the package's frame is a
+    # few frames further up.
+    depth = 0
+    while frame is not None and depth < _FORWARDING_DEPTH:
+        frame = frame.f_back
+        depth += 1
+        if frame is not None and frame.f_globals.get("__path__") is path:
+            found = getattr(frame.f_globals.get("__spec__"), "name", None)
+            found = found or frame.f_globals.get("__name__")
+            if isinstance(found, str):
+                return found, None
     raise SpecError(
         "spec_path() cannot tell which package this __path__ belongs to; call it as "
         "spec_path(__path__) from the package's __init__.py, or pass name='package.name'"

@@ -351,3 +351,26 @@ def test_run_leaves_sys_path_of_the_program_and_its_children_as_without_run(
     plain = paths(str(script))
     under_run = paths("-m", "flagtree_spec", "run", "--root", "unmodpkg", str(script))
     assert under_run == plain
+
+
+@pytest.mark.parametrize("flags", [(), ("-W", "error")])
+def test_run_m_pytest_under_warnings_as_errors_runs_the_suite(flags):
+    # run imports the library before pytest starts, so pytest cannot rewrite the asserts of
+    # the package its pytest11 plugin lives in; the PYTEST_DONT_REWRITE marker keeps it from
+    # warning about that, which filterwarnings = error would make fatal.
+    project = FIXTURES / "run_pytest_strict"
+    proc = cli(
+        "run",
+        "-b",
+        "zeta",
+        "--root",
+        "unmodpkg",
+        "-m",
+        "pytest",
+        "-q",
+        *flags,
+        str(project),
+        cwd=project,
+    )
+    assert "1 passed" in proc.stdout, proc.stdout
+    assert "PytestAssertRewriteWarning" not in proc.stdout + proc.stderr
