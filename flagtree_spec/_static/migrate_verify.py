@@ -1,0 +1,324 @@
+"""``migrate --verify``: import the copy and trunk plus the new spec tree, compare.
+
+Three fresh interpreters of the user's environment (the interpreter running
+the command, with its ``site-packages``) each import every module of the
+copy and describe what each module's namespace ends with
+(:mod:`.migrate_probe`):
+
+* **copy**: the copy as the backend ran it, the trunk's files overlaid by
+  the copy's (a folder built before anything changed);
+* **trunk**: the trunk alone, with no backend;
+* **new**: the trunk plus the new spec tree.
+
+Per module, the new tree must import, or fail the same way, as the copy;
+every name the new tree binds must hold the copy's code, except where the
+plan leaves a name to trunk (a minimized override that does not bind it
+again: trunk changed, added or deleted it), where it must hold trunk's; a
+name the copy has must not be missing, and a name the copy never had must
+be trunk's.  A module the plan keeps in ``migrate-leftovers/`` (the root
+package's ``__init__``) cannot match and is reported as expected.  When the
+trunk alone cannot import the root package (a compiled part missing), the
+verification is static only, and says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, Optional
+
+from . import migrate_probe
+from .migrate import Plan
+
+__all__ = ["Verification", "copy_overlay", "modules_of", "verify"]
+
+
+class Verification(NamedTuple):
+    """The outcome: *status* is ``equivalent``, ``differs`` or ``static-only``."""
+
+    status: str
+    reason: str
+    modules: list[dict[str, Any]]  # per module: name, copy, new, differences, expected
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "differs"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "modules": self.modules}
+
+
+def modules_of(plan: Plan) -> list[str]:
+    """The dotted names of the copy's Python modules, parents first."""
+    root = os.path.basename(plan.trunk)
+    found = {root}
+    for step in plan.steps:
+        if step.action == "link" or not step.path.endswith(".py"):
+            continue
+        parts = step.path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if all(p.isidentifier() for p in parts):
+            found.add(".".join([root, *parts]))
+    return sorted(found, key=lambda m: (m.count("."), m))
+
+
+def copy_overlay(plan: Plan, where: str) -> str:
+    """Build the copy as the backend ran it under *where*; return the folder holding it.
+
+    Trunk's Python files are copied and its other files (compiled parts)
+    linked, then the copy's files are copied over them, so the overlay
+    survives ``--apply`` moving the copy and editing trunk's ``__init__`` files.
+    """
+    root = os.path.basename(plan.trunk)
+    top = os.path.join(where, "copy")
+    package = os.path.join(top, root)
+    for folder, dirs, files in os.walk(plan.trunk):
+        rel = os.path.relpath(folder, plan.trunk)
+        os.makedirs(os.path.join(package, rel), exist_ok=True)
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        for name in links:
+            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
+        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
+        for name in files:
+            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
+            if name.endswith(".py"):
+                shutil.copy2(source, target)
+            else:
+                os.symlink(source, target)
+    for folder, dirs, files in os.walk(plan.fork):
+        # A linked folder of the copy points into trunk, which is there already.
+        dirs[:] = [
+            d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
+        ]
+        rel = os.path.relpath(folder, plan.fork)
+        os.makedirs(os.path.join(package, rel), exist_ok=True)
+        for name in files:
+            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
+            if os.path.islink(source):
+                continue  # a link of the copy points into trunk, which is there already
+            if os.path.lexists(target):
+                os.unlink(target)
+            shutil.copy2(source, target)
+    return top
+
+
+def _environment(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLAGTREE_")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # nothing written into the trees under test
+    env["PYTHONHASHSEED"] = "0"  # the same order of sets and dicts in every interpreter
+    env.update(extra)
+    return env
+
+
+def _probe(
+    folder: str,
+    modules: Sequence[str],
+    strip: Sequence[str],
+    env: Mapping[str, str],
+    where: str,
+    label: str,
+    timeout: float,
+) -> tuple[dict[str, Any], str]:
+    """Run the probe in a fresh interpreter; return its report, or ``{}`` and why not."""
+    config = os.path.join(where, f"{label}.json")
+    report = os.path.join(where, f"{label}-report.json")
+    with open(config, "w", encoding="utf-8") as f:
+        json.dump(
+            {"folder": folder, "modules": list(modules), "strip": list(strip), "report": report},
+            f,
+        )
+    try:
+        proc = subprocess.run(
+            [sys.executable, migrate_probe.__file__, config],
+            env=_environment(env),
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {}, f"the {label} interpreter did not finish within {timeout:.0f} s"
+    if proc.returncode != 0 or not os.path.isfile(report):
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {}, f"the {label} interpreter exited with {proc.returncode} ({tail})"
+    with open(report, encoding="utf-8") as f:
+        data: dict[str, Any] = json.load(f)
+    return data, ""
+
+
+def _left_to_trunk(plan: Plan) -> dict[str, Optional[set[str]]]:
+    """Per module: the names its minimized override does not bind again (trunk's by plan)."""
+    root = os.path.basename(plan.trunk)
+    found: dict[str, Optional[set[str]]] = {}
+    for step in plan.steps:
+        if step.action != "minimize" or step.text is None:
+            continue
+        parts = step.path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        bound: set[str] = set()
+        try:
+            tree = ast.parse(step.text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bound.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.alias):
+                bound.add((node.asname or node.name).partition(".")[0])
+        found[".".join([root, *parts])] = bound
+    return found
+
+
+def _compare(
+    name: str,
+    copy: dict[str, Any],
+    trunk: dict[str, Any],
+    new: dict[str, Any],
+    rebound: Optional[set[str]],
+    trunks_own: set[str],
+    expected: set[tuple[Optional[str], Optional[str]]],
+) -> list[str]:
+    if "error" in copy or "error" in new:
+        if copy.get("error", "").partition(":")[0] == new.get("error", "").partition(":")[0]:
+            return []
+        if "error" in new:
+            return [f"imports as the copy, fails from trunk and the spec tree: {new['error']}"]
+        return [f"fails as the copy ({copy['error']}), imports from trunk and the spec tree"]
+    mine, theirs, got = copy["names"], trunk.get("names", {}), new["names"]
+    out: list[str] = []
+    for key in sorted(set(mine) | set(got)):
+        want_trunk = rebound is not None and key not in rebound
+        value = got.get(key)
+        if want_trunk:
+            if value != theirs.get(key):
+                out.append(f"{key}: the plan leaves it to trunk, but it is not trunk's")
+            continue
+        if value == mine.get(key):
+            continue
+        if value is not None and value == theirs.get(key) and value in trunks_own:
+            continue  # trunk's definition, by plan, reached through an import
+        if key not in mine and value == theirs.get(key):
+            continue  # trunk added it, in a module the plan does not minimize
+        if (mine.get(key), value) in expected:
+            continue  # a value of the root __init__ kept in migrate-leftovers
+        if key not in got:
+            out.append(f"{key}: the copy has it, trunk and the spec tree lose it")
+        elif key not in mine:
+            out.append(f"{key}: a name the copy never had ({value[:60]})")
+        else:
+            out.append(f"{key}: not the copy's ({_what_differs(key, copy, new)})")
+    return out
+
+
+def _what_differs(key: str, copy: dict[str, Any], new: dict[str, Any]) -> str:
+    """The members of class *key* that differ, or the two digests."""
+    mine = copy.get("members", {}).get(key)
+    got = new.get("members", {}).get(key)
+    if mine is None or got is None:
+        return f"{copy['names'][key][:50]} vs {new['names'][key][:50]}"
+    lost = sorted(set(mine) - set(got))
+    extra = sorted(set(got) - set(mine))
+    changed = sorted(m for m in set(mine) & set(got) if mine[m] != got[m])
+    parts = []
+    for label, names in (("lost", lost), ("not in the copy", extra), ("changed", changed)):
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            parts.append(f"members {label}: {shown}")
+    return "; ".join(parts) or "its bases differ"
+
+
+def verify(
+    plan: Plan,
+    copy_folder: str,
+    new_env: Mapping[str, str],
+    *,
+    timeout: float = 600,
+) -> Verification:
+    """Compare the copy (built by :func:`copy_overlay`) with trunk plus the new spec tree.
+
+    *new_env* holds the environment variables that make the new spec tree
+    active (``FLAGTREE_BACKEND`` or ``FLAGTREE_SPEC_PATH``).
+    """
+    modules = modules_of(plan)
+    root = modules[0]
+    strip = [
+        os.path.join(copy_folder, root),
+        plan.trunk,
+        plan.into,
+        os.path.realpath(plan.trunk),
+    ]
+    top = os.path.dirname(plan.trunk)
+    with tempfile.TemporaryDirectory(prefix="flagtree-spec-verify-") as where:
+        trunk, why = _probe(
+            top, modules, strip, {"FLAGTREE_BACKEND": "none"}, where, "trunk", timeout
+        )
+        if why or "error" in trunk.get(root, {"error": ""}):
+            reason = why or trunk[root]["error"]
+            return Verification(
+                "static-only",
+                f"trunk cannot import {root} by itself ({reason}); only the static proof holds",
+                [],
+            )
+        copy, why = _probe(
+            copy_folder, modules, strip, {"FLAGTREE_BACKEND": "none"}, where, "copy", timeout
+        )
+        if not why:
+            new, why = _probe(top, modules, strip, new_env, where, "new", timeout)
+        if why:
+            return Verification("differs", why, [])
+    rebound = _left_to_trunk(plan)
+    trunks_own = {
+        trunk[m]["names"][k]
+        for m, names in rebound.items()
+        if names is not None and "names" in trunk.get(m, {})
+        for k in trunk[m]["names"]
+        if k not in names
+    }
+    leftovers = {
+        ".".join([root, *s.path[:-3].split("/")[:-1]]).rstrip(".")
+        for s in plan.steps
+        if s.action == "keep" and s.path.endswith("__init__.py")
+    }
+    # What the copy's root __init__ (kept in migrate-leftovers) binds differently
+    # from trunk's reaches other modules through imports: expected there too.
+    expected: set[tuple[Optional[str], Optional[str]]] = set()
+    for name in leftovers:
+        mine = copy.get(name, {}).get("names", {})
+        theirs = trunk.get(name, {}).get("names", {})
+        expected.update((mine.get(k), theirs.get(k)) for k in set(mine) | set(theirs))
+    results: list[dict[str, Any]] = []
+    failed = 0
+    for name in modules:
+        differences = _compare(
+            name,
+            copy.get(name, {"error": "not imported"}),
+            trunk.get(name, {}),
+            new.get(name, {"error": "not imported"}),
+            rebound.get(name),
+            trunks_own,
+            expected,
+        )
+        leftover = name in leftovers
+        failed += bool(differences) and not leftover
+        results.append(
+            {
+                "module": name,
+                "copy": copy.get(name, {}).get("error", "imports"),
+                "new": new.get(name, {}).get("error", "imports"),
+                "differences": differences,
+                "expected": leftover,
+            }
+        )
+    if failed:
+        return Verification("differs", f"{failed} of {len(modules)} modules differ", results)
+    return Verification("equivalent", f"{len(modules)} modules import and match the copy", results)
