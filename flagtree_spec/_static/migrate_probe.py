@@ -101,6 +101,10 @@ def digest(value: Any, depth: int = 0) -> str:
         text = "?"
     if " at 0x" in text or len(text) > 300:
         return f"object of {type(value).__module__}.{type(value).__qualname__}"
+    return _stripped(text)
+
+
+def _stripped(text: str) -> str:
     for folder in _STRIP:
         text = text.replace(folder, "<root>")
     return text
@@ -117,7 +121,7 @@ def main(argv: list[str]) -> int:
         try:
             importlib.import_module(name)
         except BaseException as exc:  # a failing module is a result, whatever it raises
-            results[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+            results[name] = {"error": _stripped(f"{type(exc).__name__}: {exc}")[:300]}
         else:
             results[name] = {}
     for name, result in results.items():

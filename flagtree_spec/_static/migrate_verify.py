@@ -98,6 +98,8 @@ def copy_overlay(plan: Plan, where: str) -> str:
             d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
         ]
         rel = os.path.relpath(folder, plan.fork)
+        if os.path.islink(os.path.join(package, rel)):  # trunk's linked folder, the copy's own
+            os.unlink(os.path.join(package, rel))
         os.makedirs(os.path.join(package, rel), exist_ok=True)
         for name in files:
             source, target = os.path.join(folder, name), os.path.join(package, rel, name)
@@ -189,8 +191,13 @@ def _compare(
     expected: set[tuple[Optional[str], Optional[str]]],
 ) -> list[str]:
     if "error" in copy or "error" in new:
-        if copy.get("error", "").partition(":")[0] == new.get("error", "").partition(":")[0]:
+        if copy.get("error") == new.get("error"):
             return []
+        if "error" in copy and "error" in new:
+            return [
+                f"fails differently: as the copy {copy['error']}; from trunk and the "
+                f"spec tree {new['error']}"
+            ]
         if "error" in new:
             return [f"imports as the copy, fails from trunk and the spec tree: {new['error']}"]
         return [f"fails as the copy ({copy['error']}), imports from trunk and the spec tree"]
