@@ -96,7 +96,7 @@ def test_module_whose_definitions_all_equal_trunks_is_dropped_and_trunk_addition
 
 
 def test_whole_move_names_the_trunk_names_it_loses() -> None:
-    from flagtree_spec._static.minimize import minimize
+    from flagtree_spec._tools.migrate.minimize import minimize
 
     copy = '"""M."""\nimport os\n\nos.environ.setdefault("X", "1")\n\n\ndef f():\n    return 2\n'
     trunk = '"""M."""\nimport os\n\n\ndef f():\n    return 1\n\n\ndef spec():\n    return 0\n'

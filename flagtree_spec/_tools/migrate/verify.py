@@ -3,7 +3,7 @@
 Three fresh interpreters of the user's environment (the interpreter running
 the command, with its ``site-packages``) each import every module of the
 copy and describe what each module's namespace ends with
-(:mod:`.migrate_probe`):
+(:mod:`.probe`):
 
 * **copy**: the copy as the backend ran it, the trunk's files overlaid by
   the copy's (a folder built before anything changed);
@@ -33,8 +33,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Optional
 
-from . import migrate_probe
-from .migrate import Plan
+from . import probe
+from .plan import Plan
 
 __all__ = ["Verification", "copy_overlay", "modules_of", "verify"]
 
@@ -138,7 +138,7 @@ def _probe(
         )
     try:
         proc = subprocess.run(
-            [sys.executable, migrate_probe.__file__, config],
+            [sys.executable, probe.__file__, config],
             env=_environment(env),
             cwd=where,
             capture_output=True,
