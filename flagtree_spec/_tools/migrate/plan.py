@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .minimize import minimize
+from .minimize import lost_names, minimize, module_names, signatures
 
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 
@@ -265,7 +265,61 @@ def check_folders(
                 f"--base {base} shares no module with the trunk {trunk} but its __init__.py, "
                 "so it is not an older trunk of it; give the trunk the copy was made from"
             )
+        why = _not_older(base, trunk, fork)
+        if why:
+            raise InputError(
+                f"--base {base} is not an older trunk of {name!r}: {why}; give the trunk the "
+                "copy was made from"
+            )
     return fork, trunk, into
+
+
+def _not_older(base: str, trunk: str, fork: str) -> str:
+    """Why *base* cannot be the trunk *fork* was copied from, or ``""``.
+
+    An older trunk of the same package shares most of its definitions with
+    trunk or the copy (each name bound to the same syntax tree in the same
+    file), and the copy is at least as close to it as to trunk (files equal
+    by syntax tree): a newer trunk, or another package of the same name,
+    fails one of the two.
+    """
+    found = total = near_base = near_trunk = 0
+    for rel, entry in _walk(base):
+        if not rel.endswith(".py") or entry.is_symlink():
+            continue
+        parts = rel.split("/")
+        texts = {}
+        for label, top in (("trunk", trunk), ("copy", fork)):
+            path = os.path.join(top, *parts)
+            if os.path.isfile(path) and not os.path.islink(path):
+                texts[label] = decode(path, read(path))
+        if not texts:
+            continue
+        mine = decode(entry.path, read(entry.path))
+        theirs = {label: signatures(text) for label, text in texts.items()}
+        for name, sig in signatures(mine).items():
+            total += 1
+            found += any(t.get(name) == sig for t in theirs.values())
+        if "copy" in texts and "trunk" in texts:
+            copy_tree, base_tree, trunk_tree = (
+                _parse(texts["copy"]),
+                _parse(mine),
+                _parse(texts["trunk"]),
+            )
+            if copy_tree is not None and base_tree is not None and trunk_tree is not None:
+                near_base += same_tree(copy_tree, base_tree)
+                near_trunk += same_tree(copy_tree, trunk_tree)
+    if total and found * 2 < total:
+        return (
+            f"only {found} of its {total} top-level definitions are found in trunk or the "
+            "copy, so it is another package of the same name"
+        )
+    if near_trunk > near_base:
+        return (
+            f"the copy equals trunk in {near_trunk} files and the base in only {near_base}, "
+            "so the base is newer than the copy, or another trunk"
+        )
+    return ""
 
 
 def _leftovers(fork: str, into: str, trunk: str) -> str:
@@ -392,6 +446,7 @@ def make_plan(
             )
             continue
         if counterpart is None:
+            _refuse_namespace_init(rel, trunk)
             steps.append(Step(rel, None, "add", "no counterpart: added by the backend", n, n))
             continue
         if tree is not None and minimize_files:
@@ -404,6 +459,11 @@ def make_plan(
                         *result.notes[1:],
                     )
                 )
+            if result.same:
+                steps.append(
+                    Step(rel, counterpart, "drop", result.reason, n, 0, None, result.notes)
+                )
+                continue
             if result.text is not None:
                 # The copy's own encoding: its coding line, if any, stays first in the override.
                 encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -423,7 +483,17 @@ def make_plan(
                 continue
             steps.append(Step(rel, counterpart, "move", result.reason, n, n, None, result.notes))
         else:
-            steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n))
+            lost = lost_names(module_names(text), module_names(other)) if tree else []
+            notes = (
+                (
+                    f"trunk's {', '.join(lost[:8])}{' and more' if len(lost) > 8 else ''} are "
+                    "lost: the whole copy replaces trunk's module; add them to the override "
+                    "by hand, or run with --minimize",
+                )
+                if lost
+                else ()
+            )
+            steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n, None, notes))
         if rel.endswith("/__init__.py"):
             warnings.append(
                 f"{rel}: a package __init__ override replaces trunk's, whose imports and "
@@ -443,6 +513,23 @@ def make_plan(
     _conflicts(plan)
     plan.spec_path.extend(_spec_path_needs(plan))
     return plan
+
+
+def _refuse_namespace_init(rel: str, trunk: str) -> None:
+    """An added ``__init__.py`` over a namespace package of trunk: refused (exit 2)."""
+    if not rel.endswith("__init__.py") or rel == "__init__.py":
+        return
+    folder = os.path.join(trunk, *rel.split("/")[:-1])
+    if os.path.isdir(folder):
+        held = sorted(e for e in os.listdir(folder) if e != "__pycache__")
+        shown = ", ".join(held[:3]) + (" ..." if len(held) > 3 else "")
+        raise InputError(
+            f"{rel}: the copy adds an __init__.py to {rel[: -len('/__init__.py')]}, which is a "
+            f"namespace package in trunk ({folder} has no __init__.py); in a mirror tree it "
+            f"would make the package a regular one and hide what trunk's folder holds "
+            f"({shown or 'nothing yet'}): delete it from the copy (or add it to trunk), then "
+            "run again"
+        )
 
 
 def _conflicts(plan: Plan) -> None:
@@ -468,6 +555,34 @@ def _spec_path_needs(plan: Plan) -> list[str]:
     if os.path.isdir(plan.into):
         rels.update(rel for rel, _ in _walk(plan.into))
     needed: list[str] = []
+    for rel in sorted(r for r in rels if r.endswith("/__init__.py")):
+        # A package-init override: its package's __path__ holds the mirror folder
+        # only, until spec_path runs in it.  An inheriting one runs trunk's
+        # __init__, which then needs the call; one kept whole needs it itself.
+        package = rel.split("/")[:-1]
+        own = os.path.join(plan.trunk, *package, "__init__.py")
+        if not os.path.isfile(own):
+            continue  # a package the backend added: nothing of trunk's to reach
+        mirror = os.path.join(plan.into, *rel.split("/"))
+        step = next((s for s in plan.steps if s.path == rel), None)
+        current = (
+            Source(mirror)
+            if step is None or os.path.lexists(mirror)
+            else Source(os.path.join(plan.fork, *rel.split("/")))
+        )
+        if current.error is not None:
+            continue
+        facts = current.facts()
+        if facts.inherits or (step is not None and step.action == "minimize"):
+            target = own
+        elif facts.spec_path is None:
+            needed.append(mirror)
+            continue
+        else:
+            continue
+        source = Source(target)
+        if target not in needed and source.error is None and source.facts().spec_path is None:
+            needed.append(target)
     for rel in sorted(r for r in rels if r.endswith(".py")):
         parts = rel.split("/")[:-1]
         if rel.endswith("/__init__.py"):

@@ -34,9 +34,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Optional
 
 from . import probe
-from .plan import Plan
+from .apply import apply
+from .plan import BaseTree, Plan, make_plan
 
-__all__ = ["Verification", "copy_overlay", "modules_of", "verify"]
+__all__ = ["Verification", "copy_overlay", "modules_of", "rehearse", "report", "verify"]
 
 
 class Verification(NamedTuple):
@@ -79,19 +80,7 @@ def copy_overlay(plan: Plan, where: str) -> str:
     root = os.path.basename(plan.trunk)
     top = os.path.join(where, "copy")
     package = os.path.join(top, root)
-    for folder, dirs, files in os.walk(plan.trunk):
-        rel = os.path.relpath(folder, plan.trunk)
-        os.makedirs(os.path.join(package, rel), exist_ok=True)
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in links:
-            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
-        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
-            if name.endswith(".py"):
-                shutil.copy2(source, target)
-            else:
-                os.symlink(source, target)
+    _trunk_copy(plan.trunk, package)
     for folder, dirs, files in os.walk(plan.fork):
         # A linked folder of the copy points into trunk, which is there already.
         dirs[:] = [
@@ -109,6 +98,55 @@ def copy_overlay(plan: Plan, where: str) -> str:
                 os.unlink(target)
             shutil.copy2(source, target)
     return top
+
+
+def _trunk_copy(trunk: str, package: str) -> None:
+    """Trunk's Python files copied to *package*, its other files (compiled parts) linked."""
+    for folder, dirs, files in os.walk(trunk):
+        rel = os.path.relpath(folder, trunk)
+        os.makedirs(os.path.join(package, rel), exist_ok=True)
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        for name in links:
+            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
+        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
+        for name in files:
+            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
+            if name.endswith(".py"):
+                shutil.copy2(source, target)
+            else:
+                os.symlink(source, target)
+
+
+def rehearse(
+    plan: Plan,
+    *,
+    lower: Sequence[str],
+    base: Optional[BaseTree],
+    add_spec_path: bool,
+    timeout: float = 600,
+) -> Verification:
+    """``--verify`` without ``--apply``: migrate scratch copies of the trees, verify those.
+
+    Nothing of the user's trees changes: trunk (its Python files copied,
+    compiled parts linked), the copy and the spec root are copied into a
+    temporary folder, the same plan is made and applied there, and the new
+    spec tree is given to Python through ``FLAGTREE_SPEC_PATH``.
+    """
+    root = os.path.basename(plan.trunk)
+    with tempfile.TemporaryDirectory(prefix="flagtree-spec-rehearse-") as where:
+        overlay = copy_overlay(plan, where)
+        trunk = os.path.join(where, "trunk", root)
+        _trunk_copy(plan.trunk, trunk)
+        spec_root = os.path.join(where, "backend", "spec")
+        if os.path.isdir(os.path.dirname(plan.into)):
+            shutil.copytree(os.path.dirname(plan.into), spec_root, symlinks=True)
+        fork = os.path.join(where, "backend", "python", root)
+        shutil.copytree(plan.fork, fork, symlinks=True)
+        into = os.path.join(spec_root, os.path.basename(plan.into))
+        scratch = make_plan(fork, trunk, into, lower=lower, minimize_files=plan.minimize, base=base)
+        apply(scratch, add_spec_path=add_spec_path, history=False)
+        env = {"FLAGTREE_SPEC_PATH": spec_root, "FLAGTREE_BACKEND": "none"}
+        return verify(scratch, overlay, env, timeout=timeout)
 
 
 def _environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -156,16 +194,23 @@ def _probe(
 
 
 def _left_to_trunk(plan: Plan) -> dict[str, Optional[set[str]]]:
-    """Per module: the names its minimized override does not bind again (trunk's by plan)."""
+    """Per module: the names its override binds again; every other name is trunk's by plan.
+
+    A minimized override binds what its statements bind; a dropped module
+    binds nothing (trunk's module is the one that runs).
+    """
     root = os.path.basename(plan.trunk)
     found: dict[str, Optional[set[str]]] = {}
     for step in plan.steps:
-        if step.action != "minimize" or step.text is None:
+        if not step.path.endswith(".py") or step.action not in ("minimize", "drop"):
             continue
         parts = step.path[:-3].split("/")
         if parts[-1] == "__init__":
             parts = parts[:-1]
         bound: set[str] = set()
+        if step.text is None:  # dropped: trunk's module, every name of it
+            found[".".join([root, *parts])] = bound
+            continue
         try:
             tree = ast.parse(step.text)
         except SyntaxError:
@@ -207,7 +252,9 @@ def _compare(
         want_trunk = rebound is not None and key not in rebound
         value = got.get(key)
         if want_trunk:
-            if value != theirs.get(key):
+            # Trunk's statement runs; an import there may reach a module the
+            # backend changed, and then holds the copy's value.
+            if value != theirs.get(key) and value != mine.get(key):
                 out.append(f"{key}: the plan leaves it to trunk, but it is not trunk's")
             continue
         if value == mine.get(key):
@@ -329,3 +376,35 @@ def verify(
     if failed:
         return Verification("differs", f"{failed} of {len(modules)} modules differ", results)
     return Verification("equivalent", f"{len(modules)} modules import and match the copy", results)
+
+
+def report(verification: Verification, *, undone: Optional[bool]) -> list[str]:
+    """The text lines ``migrate`` prints for *verification*."""
+    out: list[str] = []
+    if verification.status == "static-only":
+        return [f"verify: STATIC ONLY: {verification.reason}"]
+    shown = [m for m in verification.modules if m["differences"]]
+    if verification.modules:
+        width = max(len(m["module"]) for m in shown) if shown else 0
+        out.append(
+            f"verify: imported {len(verification.modules)} modules as the copy, from trunk "
+            "alone and from trunk plus the new spec tree, each in a fresh interpreter"
+        )
+        for m in shown[:40]:
+            label = "expected (its copy is kept in migrate-leftovers)" if m["expected"] else ""
+            first, *rest = m["differences"]
+            out.append(f"verify: {m['module']:<{width}}  {label or first}")
+            for line in (rest if not label else m["differences"])[:10]:
+                out.append(f"verify: {'':<{width}}  {line}")
+        if len(shown) > 40:
+            out.append(f"verify: and {len(shown) - 40} more modules")
+    verdict = "equivalent" if verification.ok else "DIFFERS"
+    out.append(f"verify: {verdict}: {verification.reason}")
+    if undone:
+        out.append(
+            "verify: the migration is undone: the tree is as it was before "
+            "(--keep-on-failure keeps it, --no-verify skips this check)"
+        )
+    elif undone is False and not verification.ok:
+        out.append("verify: the migration is kept (--keep-on-failure)")
+    return out
