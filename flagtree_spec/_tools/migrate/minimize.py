@@ -612,7 +612,17 @@ _HELPER = ast.dump(ast.parse("from flagtree_spec import inherit").body[0])
 
 
 def _star(s: _Stmt) -> bool:
-    return isinstance(s.node, ast.ImportFrom) and any(a.name == "*" for a in s.node.names)
+    """A relative star import (``from .x import *``): it may rebind any name before it.
+
+    Its module is one of the package's own, which the backend may have changed
+    (Triton's ``from .extra.libdevice import *``).  A star import of another
+    package is taken to rebind none of the names imported explicitly before it.
+    """
+    return (
+        isinstance(s.node, ast.ImportFrom)
+        and s.node.level > 0
+        and any(a.name == "*" for a in s.node.names)
+    )
 
 
 def _chunk(lines: Sequence[str], s: _Stmt) -> str:
