@@ -52,7 +52,9 @@ def body(result: Minimized) -> list[str]:
             names.extend(ast.unparse(t) for t in node.targets)
         elif after and isinstance(node, ast.Delete):
             # The override's own import of inherit leaves no name behind.
-            names.extend(f"del {ast.unparse(t)}" for t in node.targets if ast.unparse(t) != "inherit")
+            names.extend(
+                f"del {ast.unparse(t)}" for t in node.targets if ast.unparse(t) != "inherit"
+            )
     return names
 
 
@@ -205,7 +207,10 @@ def test_copy_whose_definitions_all_equal_the_bases_or_trunks_is_dropped() -> No
     trunk = BASE.replace("a + b", "b + a")
     result = three(BASE, trunk)
     assert result.same and result.text is None
-    assert result.reason == "every definition equals the base's or trunk's: the backend changed nothing"
+    assert (
+        result.reason
+        == "every definition equals the base's or trunk's: the backend changed nothing"
+    )
     # Without a base: every definition of the copy equals trunk's, and trunk's
     # addition (newer) must not be lost by moving the copy whole.
     alone = minimize(BASE, BASE + "\n\ndef newer():\n    pass\n", None, has_base=False)
@@ -237,7 +242,9 @@ def test_prove_rejects_an_override_that_loses_a_definition() -> None:
     lossy += "class A:\n    def f(self):\n        return 2\n"
     assert prove(copy, trunk, lossy, (), ()).endswith("would capture trunk's A")
     helper = good.text.replace("del inherit\n", "")
-    assert prove(copy, BASE, helper, (), ()) == "inherit, the override's own import, would stay bound"
+    assert (
+        prove(copy, BASE, helper, (), ()) == "inherit, the override's own import, would stay bound"
+    )
 
 
 # --------------------------------------------------------------------------- through the command

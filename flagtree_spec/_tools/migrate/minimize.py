@@ -404,6 +404,7 @@ def minimize(
     # Classify every name bound by a definition or import of the copy.
     kept: set[str] = set()
     trunk_side: set[str] = set()  # changed, added or deleted by trunk: inherited
+    trunk_deleted: set[str] = set()  # deleted by trunk, the copy holds the base's
     for name, sig in copy.last.items():
         t = trunk.last.get(name)
         b = base.last.get(name) if base is not None else None
@@ -413,7 +414,7 @@ def minimize(
             # Trunk deleted it and the copy holds the base's: trunk's deletion wins
             # (binding it again would undo it, often with an import that now fails).
             trunk_side.add(name)
-            notes.append(f"{name}: trunk deleted it since the base: the override leaves it deleted")
+            trunk_deleted.add(name)
         elif t is None:
             kept.add(name)
             if b is not None:
@@ -446,10 +447,22 @@ def minimize(
     changed = True
     while changed:
         changed = False
+        # Trunk's deletion cannot win over what the kept code still uses.
+        used = set().union(*(s.uses for s in copy.stmts if id(s) in chosen))
+        for name in sorted(trunk_deleted & used):
+            trunk_deleted.discard(name)
+            trunk_side.discard(name)
+            kept.add(name)
+            rebound.add(name)
+            chosen.update(id(s) for s in copy.binders[name])
+            notes.append(f"{name}: trunk deleted it, but the backend's code uses it: kept")
+            changed = True
         for s in copy.stmts:
             reach = (s.now | s.reaches) & rebound
             if id(s) in chosen or s.kind in ("doc", "future") or not reach:
                 continue
+            if s.names and all(n in trunk_deleted for n in s.names):
+                continue  # trunk deleted what it binds: nothing to run again
             captured = ", ".join(sorted(reach))
             if s.kind == "effect":
                 return whole(
@@ -466,6 +479,10 @@ def minimize(
                         "keeps the backend's version; merge by hand"
                     )
                     trunk_side.discard(name)
+    notes.extend(
+        f"{name}: trunk deleted it since the base: the override leaves it deleted"
+        for name in sorted(trunk_deleted)
+    )
     for s in trunk.stmts:
         if not s.names or any(n in copy.last for n in s.names):
             continue
@@ -539,7 +556,7 @@ def _render(
     # too: a submodule that inherit() imports may read it back (a circular import).
     early: list[_Stmt] = []
     bound: set[str] = set()
-    last_import = max((i for i, s in enumerate(copy.stmts) if s.kind == "import"), default=-1)
+    last_import = max((i for i, s in enumerate(copy.stmts) if s.kind == "import"), default=0)
     for s in copy.stmts[:last_import]:
         if id(s) in chosen and s.kind == "def" and s.now <= bound | _BUILTINS:
             early.append(s)
@@ -707,6 +724,8 @@ def _prove(
         if name in state:
             return f"{name} would stay bound"
     for s in copy.stmts:
+        if s.names and not any(n in trunk.last for n in s.names):
+            continue  # trunk has no such statement (it deleted what it binds): never runs
         if s.kind in ("def", "effect") and s.whole not in mine and s.now & again:
             return f"line {s.first} would capture trunk's {', '.join(sorted(s.now & again))}"
     return ""
