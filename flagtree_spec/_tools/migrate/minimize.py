@@ -368,14 +368,21 @@ def _lost_note(copy: _File, trunk: _File) -> list[str]:
 
 
 def minimize(
-    copy_text: str, trunk_text: str, base_text: Optional[str], *, has_base: bool
+    copy_text: str,
+    trunk_text: str,
+    base_text: Optional[str],
+    *,
+    has_base: bool,
+    imported: Iterable[str] = (),
 ) -> Minimized:
     """Minimize *copy_text* against *trunk_text* (both decoded sources).
 
     *has_base* says whether a base was given at all; *base_text* is the
     base's version of the file (``None`` when the base has no such file, in
     which case the backend and trunk each added it and every differing
-    definition counts as changed by both).
+    definition counts as changed by both).  *imported* names what other
+    modules of the copy import from this one: trunk's deletion of such a
+    name does not win (the copy's code that imports it may stay).
     """
     try:
         copy = _File(ast.parse(copy_text))
@@ -448,7 +455,7 @@ def minimize(
     while changed:
         changed = False
         # Trunk's deletion cannot win over what the kept code still uses.
-        used = set().union(*(s.uses for s in copy.stmts if id(s) in chosen))
+        used = set(imported).union(*(s.uses for s in copy.stmts if id(s) in chosen))
         for name in sorted(trunk_deleted & used):
             trunk_deleted.discard(name)
             trunk_side.discard(name)

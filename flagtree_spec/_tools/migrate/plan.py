@@ -379,6 +379,7 @@ def make_plan(
     warnings: list[str] = []
     seen: set[str] = set()
     common = 0
+    inputs: dict[str, tuple[str, str, Optional[str], str, bytes, int, str]] = {}
     # A fork that is gone while the mirror exists: an earlier run moved everything.
     for rel, entry in _walk(fork) if os.path.isdir(fork) else iter(()):
         seen.add(rel)
@@ -451,37 +452,8 @@ def make_plan(
             continue
         if tree is not None and minimize_files:
             base_text = base.text(rel) if base is not None and via == "trunk" else None
-            result = minimize(text, other, base_text, has_base=base is not None and via == "trunk")
-            if base is not None and via != "trunk":
-                result = result._replace(
-                    notes=(
-                        f"the counterpart is {via}, not trunk: the base says nothing about it",
-                        *result.notes[1:],
-                    )
-                )
-            if result.same:
-                steps.append(
-                    Step(rel, counterpart, "drop", result.reason, n, 0, None, result.notes)
-                )
-                continue
-            if result.text is not None:
-                # The copy's own encoding: its coding line, if any, stays first in the override.
-                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-                encoded = result.text.encode(encoding)
-                steps.append(
-                    Step(
-                        rel,
-                        counterpart,
-                        "minimize",
-                        result.reason,
-                        n,
-                        _lines(encoded),
-                        encoded,
-                        result.notes,
-                    )
-                )
-                continue
-            steps.append(Step(rel, counterpart, "move", result.reason, n, n, None, result.notes))
+            inputs[rel] = (text, other, base_text, via, data, n, counterpart)
+            steps.append(_minimized(rel, inputs[rel], base is not None, ()))
         else:
             lost = lost_names(module_names(text), module_names(other)) if tree else []
             notes = (
@@ -494,15 +466,29 @@ def make_plan(
                 else ()
             )
             steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n, None, notes))
-        if rel.endswith("/__init__.py"):
-            warnings.append(
-                f"{rel}: a package __init__ override replaces trunk's, whose imports and "
-                "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
-            )
     if seen and not common:
         raise InputError(
             f"--fork {fork} shares no file with the trunk {trunk}: it is not a copy of it"
         )
+    # Trunk's deletion of a name does not win where another module the plan keeps
+    # as the copy's imports it: minimize again with what the kept modules import.
+    asked: dict[str, set[str]] = {}
+    for _ in range(4):
+        imported = _imported_names(fork, steps)
+        again = [r for r in inputs if imported.get(r, set()) != asked.get(r, set())]
+        if not again:
+            break
+        for k, step in enumerate(steps):
+            if step.path in again:
+                asked[step.path] = imported.get(step.path, set())
+                names = sorted(asked[step.path])
+                steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
+    warnings.extend(
+        f"{s.path}: a package __init__ override replaces trunk's, whose imports and "
+        "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
+        for s in steps
+        if s.action == "move" and s.path.endswith("/__init__.py")
+    )
     links = tuple(s.path + "/" for s in steps if s.action == "link")
     missing = [
         rel
@@ -530,6 +516,81 @@ def _refuse_namespace_init(rel: str, trunk: str) -> None:
             f"({shown or 'nothing yet'}): delete it from the copy (or add it to trunk), then "
             "run again"
         )
+
+
+def _minimized(
+    rel: str,
+    given: tuple[str, str, Optional[str], str, bytes, int, str],
+    has_base: bool,
+    imported: Sequence[str],
+) -> Step:
+    """The step for a differing module with ``--minimize``: minimize, drop or move."""
+    text, other, base_text, via, data, n, counterpart = given
+    result = minimize(
+        text, other, base_text, has_base=has_base and via == "trunk", imported=imported
+    )
+    if has_base and via != "trunk":
+        result = result._replace(
+            notes=(
+                f"the counterpart is {via}, not trunk: the base says nothing about it",
+                *result.notes[1:],
+            )
+        )
+    if result.same:
+        return Step(rel, counterpart, "drop", result.reason, n, 0, None, result.notes)
+    if result.text is not None:
+        # The copy's own encoding: its coding line, if any, stays first in the override.
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoded = result.text.encode(encoding)
+        return Step(
+            rel, counterpart, "minimize", result.reason, n, _lines(encoded), encoded, result.notes
+        )
+    return Step(rel, counterpart, "move", result.reason, n, n, None, result.notes)
+
+
+def _imported_names(fork: str, steps: Sequence[Step]) -> dict[str, set[str]]:
+    """Per module of the copy (a relative path): the names the kept code imports from it.
+
+    The kept code: files the plan moves, adds or keeps whole, and the
+    minimized overrides.  ``from .core import add`` in ``language/math.py``
+    and ``from R.language.core import add`` anywhere both count for
+    ``language/core.py``.
+    """
+    root = os.path.basename(fork)
+    found: dict[str, set[str]] = {}
+    for step in steps:
+        rel = step.path
+        if not rel.endswith(".py") or step.action in ("drop", "link"):
+            continue
+        if step.text is not None:
+            source = step.text.decode("utf-8", "surrogateescape")
+        else:
+            path = os.path.join(fork, *rel.split("/"))
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            source = decode(path, read(path))
+        tree = _parse(source)
+        if tree is None:
+            continue
+        package = rel.split("/")[:-1]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                if node.level - 1 > len(package):
+                    continue
+                parts = package[: len(package) - (node.level - 1)]
+            elif (node.module or "").split(".")[0] == root:
+                parts = []
+            else:
+                continue
+            module = (node.module or "").split(".")
+            if not node.level:
+                module = module[1:]
+            parts = [*parts, *(m for m in module if m)]
+            for target in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
+                found.setdefault(target.lstrip("/"), set()).update(a.name for a in node.names)
+    return found
 
 
 def _conflicts(plan: Plan) -> None:
