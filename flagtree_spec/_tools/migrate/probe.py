@@ -66,7 +66,15 @@ _STRIP: list[str] = []
 def digest(value: Any, depth: int = 0) -> str:
     """A description of *value* that two processes agree on when it is the same code."""
     if isinstance(value, types.FunctionType):
-        return f"def {value.__qualname__} {_code(value.__code__)}"
+        # A decorated definition (functools.wraps): the code the module defined is
+        # the wrapped function's; the wrapper belongs to the decorator.
+        inner = value
+        for _ in range(8):
+            wrapped = getattr(inner, "__wrapped__", None)
+            if not isinstance(wrapped, types.FunctionType):
+                break
+            inner = wrapped
+        return f"def {inner.__qualname__} {_code(inner.__code__)}"
     if isinstance(value, (classmethod, staticmethod)):
         return f"{type(value).__name__} {digest(value.__func__, depth)}"
     if isinstance(value, property):
