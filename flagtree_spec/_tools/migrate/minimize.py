@@ -362,8 +362,8 @@ def _lost_note(copy: _File, trunk: _File) -> list[str]:
         return []
     shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
     return [
-        f"trunk's {shown} are lost: the whole copy replaces trunk's module, which binds them; "
-        "add them to the override by hand (or give --base, so trunk's additions can flow in)"
+        f"loses trunk's {shown}: the whole copy replaces trunk's module; add to the override "
+        "by hand what it needs"
     ]
 
 

@@ -458,9 +458,9 @@ def make_plan(
             lost = lost_names(module_names(text), module_names(other)) if tree else []
             notes = (
                 (
-                    f"trunk's {', '.join(lost[:8])}{' and more' if len(lost) > 8 else ''} are "
-                    "lost: the whole copy replaces trunk's module; add them to the override "
-                    "by hand, or run with --minimize",
+                    f"loses trunk's {', '.join(lost[:8])}{' and more' if len(lost) > 8 else ''}: "
+                    "the whole copy replaces trunk's module; add to the override by hand what "
+                    "it needs, or run with --minimize",
                 )
                 if lost
                 else ()

@@ -235,6 +235,8 @@ def _compare(
     trunks_own: set[str],
     expected: set[tuple[Optional[str], Optional[str]]],
 ) -> list[str]:
+    if rebound is not None and not rebound and new == trunk:
+        return []  # a dropped module: trunk's, by plan, and it is trunk's exactly
     if "error" in copy or "error" in new:
         if copy.get("error") == new.get("error"):
             return []
@@ -259,7 +261,7 @@ def _compare(
             continue
         if value == mine.get(key):
             continue
-        if value is not None and value == theirs.get(key) and value in trunks_own:
+        if value is not None and value in trunks_own:
             continue  # trunk's definition, by plan, reached through an import
         if key not in mine and value == theirs.get(key):
             continue  # trunk added it, in a module the plan does not minimize
