@@ -41,12 +41,18 @@ the fork can load afterwards, and check runs on the new tree. An interrupted run
 is completed by running again. --minimize with --apply needs the copy committed
 and clean in git, so the full copy stays in history.
 
+--verify imports every module of the copy in fresh interpreters, as the copy
+and from trunk plus the new spec tree, and compares them per module and name
+(without --apply, on scratch copies of the trees). --apply verifies unless
+--no-verify, and undoes the migration when the verification fails unless
+--keep-on-failure.
+
 The folders come from --fork/--trunk/--into, or from a FlagTree-style
 checkout: --repo DIR -b B [--root R] means --fork DIR/third_party/B/python/R,
 --trunk DIR/python/R, --into DIR/third_party/B/backend/spec/R.
 
-Exit codes: 0 done (or plan printed), 1 check found errors in the new tree,
-2 usage or input error (nothing changed).
+Exit codes: 0 done (or plan printed), 1 the verification failed or check found
+errors in the new tree, 2 usage or input error (nothing changed).
 """
 
 
