@@ -41,7 +41,10 @@ _SKIP = frozenset(
         "__spec__",
     )
 )
-_CLASS_SKIP = frozenset(("__dict__", "__doc__", "__module__", "__qualname__", "__weakref__"))
+# __firstlineno__ (3.13) is where the class starts: layout, not code.
+_CLASS_SKIP = frozenset(
+    ("__dict__", "__doc__", "__firstlineno__", "__module__", "__qualname__", "__weakref__")
+)
 
 
 def _constant(c: object) -> str:
