@@ -89,6 +89,7 @@ def test_apply_verifies_by_default_and_a_failed_verification_undoes_the_migratio
     assert "verify: the migration is undone: the tree is as it was before" in out
     assert files(repo) == before
     assert git(repo, "status", "--porcelain") == ""
+    assert not (repo / "third_party" / "acme" / "backend").exists()  # no folder it made
 
 
 def test_keep_on_failure_keeps_the_failed_migration(

@@ -182,6 +182,17 @@ def apply(plan: Plan, *, add_spec_path: bool = False, history: bool = True) -> l
     return done
 
 
+def _under_strictly(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _existing(folder: str) -> str:
+    """*folder*, or the nearest folder above it that exists."""
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
 class Snapshot:
     """What :func:`apply` may change, saved before it runs, so that it can be undone.
 
@@ -199,6 +210,8 @@ class Snapshot:
             shutil.copytree(plan.fork, self.fork, symlinks=True)
         self.files: dict[str, bytes] = {}
         self.folders = [plan.into, plan.leftovers]
+        # The folders that exist now: those the migration creates above them go again.
+        self.existing = {f: _existing(f) for f in self.folders}
         for folder in self.folders:
             for top, _, names in os.walk(folder):
                 for name in names:
@@ -222,6 +235,12 @@ class Snapshot:
                         os.unlink(path)
                 if not os.listdir(top):
                     os.rmdir(top)
+        for folder in self.folders:
+            kept = self.existing[folder]
+            above = os.path.dirname(folder)
+            while _under_strictly(above, kept) and os.path.isdir(above) and not os.listdir(above):
+                os.rmdir(above)
+                above = os.path.dirname(above)
         for path, data in self.files.items():
             _write(path, data)
         if os.path.isdir(self.fork):
