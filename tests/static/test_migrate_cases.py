@@ -255,3 +255,21 @@ def test_override_helper_imports_leave_no_name_behind(
         print(json.dumps([sorted(k for k in vars(m) if not k.startswith("__")), m.key(len)]))
     """
     assert as_migrated(top, code) == [["jit", "key"], ["acme", "len"]] == as_the_copy(case, code)
+
+
+def test_trunk_code_that_imports_names_a_whole_copy_lacks_is_kept_whole_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = "whole_copy_lacking_names_trunk_imports"
+    top = checkout(tmp_path, case)
+    data = migrate(capsys, top)
+    assert action(data, "language/core.py") == "move"  # its module-level statements differ
+    init = [e for e in data["entries"] if e["path"] == "language/__init__.py"][0]
+    assert init["action"] == "move"
+    assert "imports add from language/core.py" in init["reason"]
+    code = """
+        import json
+        import minitri.language as m
+        print(json.dumps([m.acme, m.tensor.device, hasattr(m, "add")]))
+    """
+    assert as_migrated(top, code) == ["acme", "acme", False] == as_the_copy(case, code)

@@ -40,6 +40,10 @@ from .minimize import lost_names, minimize, module_names, signatures
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 
 ACTIONS = ("drop", "move", "minimize", "add", "link", "keep")
+# What --minimize needs to plan one differing module again: the copy's text,
+# trunk's, the base's, where the counterpart is, the copy's bytes, its line
+# count and the counterpart file.
+_Given = tuple[str, str, Optional[str], str, bytes, int, str]
 _COMPILED = (".so", ".pyd", ".pyc")
 
 
@@ -379,7 +383,7 @@ def make_plan(
     warnings: list[str] = []
     seen: set[str] = set()
     common = 0
-    inputs: dict[str, tuple[str, str, Optional[str], str, bytes, int, str]] = {}
+    inputs: dict[str, _Given] = {}
     # A fork that is gone while the mirror exists: an earlier run moved everything.
     for rel, entry in _walk(fork) if os.path.isdir(fork) else iter(()):
         seen.add(rel)
@@ -483,6 +487,9 @@ def make_plan(
                 asked[step.path] = imported.get(step.path, set())
                 names = sorted(asked[step.path])
                 steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
+    for _ in range(len(inputs)):
+        if not _whole_for_lost_names(steps, inputs, os.path.basename(fork)):
+            break
     warnings.extend(
         f"{s.path}: a package __init__ override replaces trunk's, whose imports and "
         "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
@@ -520,7 +527,7 @@ def _refuse_namespace_init(rel: str, trunk: str) -> None:
 
 def _minimized(
     rel: str,
-    given: tuple[str, str, Optional[str], str, bytes, int, str],
+    given: _Given,
     has_base: bool,
     imported: Sequence[str],
 ) -> Step:
@@ -569,28 +576,75 @@ def _imported_names(fork: str, steps: Sequence[Step]) -> dict[str, set[str]]:
             if os.path.islink(path) or not os.path.isfile(path):
                 continue
             source = decode(path, read(path))
-        tree = _parse(source)
-        if tree is None:
-            continue
-        package = rel.split("/")[:-1]
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            if node.level:
-                if node.level - 1 > len(package):
-                    continue
-                parts = package[: len(package) - (node.level - 1)]
-            elif (node.module or "").split(".")[0] == root:
-                parts = []
-            else:
-                continue
-            module = (node.module or "").split(".")
-            if not node.level:
-                module = module[1:]
-            parts = [*parts, *(m for m in module if m)]
-            for target in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
-                found.setdefault(target.lstrip("/"), set()).update(a.name for a in node.names)
+        for target, names in _imports_of(rel, source, root):
+            found.setdefault(target, set()).update(names)
     return found
+
+
+def _imports_of(rel: str, source: str, root: str) -> Iterator[tuple[str, list[str]]]:
+    """``(module path, names)`` for each ``from ... import`` of *source* inside the package.
+
+    Each import gives both candidate paths, ``x.py`` and ``x/__init__.py``.
+    """
+    tree = _parse(source)
+    if tree is None:
+        return
+    package = rel.split("/")[:-1]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            if node.level - 1 > len(package):
+                continue
+            parts = package[: len(package) - (node.level - 1)]
+        elif (node.module or "").split(".")[0] == root:
+            parts = []
+        else:
+            continue
+        module = (node.module or "").split(".")
+        if not node.level:
+            module = module[1:]
+        parts = [*parts, *(m for m in module if m)]
+        names = [a.name for a in node.names]
+        for target in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
+            yield target.lstrip("/"), names
+
+
+def _whole_for_lost_names(
+    steps: list[Step],
+    inputs: dict[str, tuple[str, str, Optional[str], str, bytes, int, str]],
+    root: str,
+) -> bool:
+    """Keep whole what would run trunk's code importing names a whole copy lacks.
+
+    A module kept whole (moved) loses the names its trunk counterpart binds
+    and the copy does not.  A minimized or dropped module runs trunk's
+    version (through ``inherit`` or as it is); where that version imports
+    such a name from the whole copy, it would fail, so it is kept whole too:
+    the copy's version, made to work with the copy's module.  Returns
+    whether a step changed.
+    """
+    lost: dict[str, set[str]] = {}
+    for step in steps:
+        if step.action == "move" and step.path in inputs:
+            text, other = inputs[step.path][0], inputs[step.path][1]
+            lost[step.path] = set(lost_names(module_names(text), module_names(other)))
+    changed = False
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        for target, names in _imports_of(step.path, inputs[step.path][1], root):
+            missing = sorted(set(names) & lost.get(target, set()))
+            if missing:
+                n, counterpart = inputs[step.path][5], inputs[step.path][6]
+                reason = (
+                    f"kept whole: trunk's version imports {', '.join(missing[:4])} from "
+                    f"{target}, which is kept whole without it"
+                )
+                steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+                changed = True
+                break
+    return changed
 
 
 def _conflicts(plan: Plan) -> None:
