@@ -264,7 +264,7 @@ def test_trunk_code_that_imports_names_a_whole_copy_lacks_is_kept_whole_too(
     top = checkout(tmp_path, case)
     data = migrate(capsys, top)
     assert action(data, "language/core.py") == "move"  # its module-level statements differ
-    init = [e for e in data["entries"] if e["path"] == "language/__init__.py"][0]
+    init = next(e for e in data["entries"] if e["path"] == "language/__init__.py")
     assert init["action"] == "move"
     assert "imports add from language/core.py" in init["reason"]
     code = """
