@@ -273,3 +273,20 @@ def test_trunk_code_that_imports_names_a_whole_copy_lacks_is_kept_whole_too(
         print(json.dumps([m.acme, m.tensor.device, hasattr(m, "add")]))
     """
     assert as_migrated(top, code) == ["acme", "acme", False] == as_the_copy(case, code)
+
+
+def test_trunk_version_importing_a_module_that_exists_nowhere_is_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = "trunk_imports_a_missing_module"
+    top = checkout(tmp_path, case)
+    data = migrate(capsys, top)  # without a base the copy's names are all trunk's
+    step = next(e for e in data["entries"] if e["path"] == "tools/disasm.py")
+    assert step["action"] == "move"
+    assert "imports minitri.common.backend (line 3), which neither trunk nor" in step["reason"]
+    code = """
+        import json
+        from minitri.tools import disasm
+        print(json.dumps(hasattr(disasm, "get_sass")))
+    """
+    assert as_migrated(top, code) is True

@@ -487,6 +487,7 @@ def make_plan(
                 asked[step.path] = imported.get(step.path, set())
                 names = sorted(asked[step.path])
                 steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
+    _whole_for_missing_modules(steps, inputs, trunk, fork)
     for _ in range(len(inputs)):
         if not _whole_for_lost_names(steps, inputs, os.path.basename(fork)):
             break
@@ -608,6 +609,66 @@ def _imports_of(rel: str, source: str, root: str) -> Iterator[tuple[str, list[st
         names = [a.name for a in node.names]
         for target in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
             yield target.lstrip("/"), names
+
+
+def _whole_for_missing_modules(
+    steps: list[Step], inputs: dict[str, _Given], trunk: str, fork: str
+) -> None:
+    """Keep whole what would run a trunk import of a module of the package that does not exist.
+
+    A minimized or dropped module runs trunk's version.  Where that version
+    imports, at module level, a module of the package that neither trunk nor
+    the copy has (trunk's ``tools/disasm.py`` importing ``triton.common``),
+    running it fails; the copy's version, which does not, is kept whole.
+    """
+    root = os.path.basename(trunk)
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        tree = _parse(inputs[step.path][1])
+        if tree is None:
+            continue
+        package = step.path.split("/")[:-1]
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                if node.level - 1 > len(package):
+                    continue
+                parts = package[: len(package) - (node.level - 1)]
+                parts += [m for m in (node.module or "").split(".") if m]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == root:
+                parts = (node.module or "").split(".")[1:]
+            elif isinstance(node, ast.Import):
+                found = [a.name for a in node.names if a.name.split(".")[0] == root]
+                if not found:
+                    continue
+                parts = found[0].split(".")[1:]
+            else:
+                continue
+            if not parts or any(_module_exists(top, parts) for top in (trunk, fork)):
+                continue
+            n, counterpart = inputs[step.path][5], inputs[step.path][6]
+            reason = (
+                f"kept whole: trunk's version imports {'.'.join([root, *parts])} (line "
+                f"{node.lineno}), which neither trunk nor the copy has"
+            )
+            steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+            break
+
+
+def _module_exists(top: str, parts: Sequence[str]) -> bool:
+    folder = os.path.join(top, *parts)
+    return (
+        os.path.isdir(folder)
+        or any(os.path.exists(folder + suffix) for suffix in (".py", ".so", ".pyd", ".pyc"))
+        or any(
+            name.startswith(parts[-1] + ".") and name.endswith((".so", ".pyd"))
+            for name in (
+                os.listdir(os.path.dirname(folder))
+                if os.path.isdir(os.path.dirname(folder))
+                else ()
+            )
+        )
+    )
 
 
 def _whole_for_lost_names(
