@@ -290,3 +290,20 @@ def test_trunk_version_importing_a_module_that_exists_nowhere_is_not_run(
         print(json.dumps(hasattr(disasm, "get_sass")))
     """
     assert as_migrated(top, code) is True
+
+
+def test_decorator_of_another_module_writing_to_a_kept_class_keeps_the_module_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = "decorator_of_another_module_writes"
+    top = checkout(tmp_path, case)
+    data = migrate(capsys, top)
+    step = next(e for e in data["entries"] if e["path"] == "language/standard.py")
+    assert step["action"] == "move"
+    assert "writes to tensor of language/core.py through @core._tensor_member_fn" in step["reason"]
+    code = """
+        import json
+        from minitri.language import core, standard
+        print(json.dumps([core.tensor().sort(), standard.sort(0)]))
+    """
+    assert as_migrated(top, code) == ["acme", "acme free function"] == as_the_copy(case, code)

@@ -50,7 +50,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
-__all__ = ["Minimized", "lost_names", "minimize", "module_names", "prove", "signatures"]
+__all__ = ["Minimized", "lost_names", "minimize", "module_names", "prove", "signatures", "writers"]
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -335,6 +335,12 @@ def _line(text_lines: Sequence[str], s: _Stmt) -> str:
 
 def _whole(reason: str, notes: Sequence[str] = ()) -> Minimized:
     return Minimized(None, reason, tuple(notes), ())
+
+
+def writers(text: str) -> dict[str, frozenset[str]]:
+    """Each top-level function of a module and the module-level names it writes to."""
+    tree = ast.parse(text)
+    return {n.name: _writes(n) for n in tree.body if isinstance(n, _FUNCS)}
 
 
 def module_names(text: str) -> list[str]:

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .minimize import lost_names, minimize, module_names, signatures
+from .minimize import lost_names, minimize, module_names, signatures, writers
 
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 
@@ -489,7 +489,8 @@ def make_plan(
                 steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
     _whole_for_missing_modules(steps, inputs, trunk, fork)
     for _ in range(len(inputs)):
-        if not _whole_for_lost_names(steps, inputs, os.path.basename(fork)):
+        changed = _whole_for_foreign_writes(steps, inputs, trunk)
+        if not _whole_for_lost_names(steps, inputs, os.path.basename(fork)) and not changed:
             break
     warnings.extend(
         f"{s.path}: a package __init__ override replaces trunk's, whose imports and "
@@ -653,6 +654,86 @@ def _whole_for_missing_modules(
             )
             steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
             break
+
+
+def _whole_for_foreign_writes(steps: list[Step], inputs: dict[str, _Given], trunk: str) -> bool:
+    """Keep whole a module whose trunk-only definitions write, through a decorator of
+    another module, to a definition the plan keeps as the copy's.
+
+    Triton's ``standard.py`` says ``@core._tensor_member_fn`` over ``sort``:
+    trunk's version, run by ``inherit()``, attaches trunk's ``sort`` to
+    ``core.tensor``; where the copy has no such ``sort`` and ``core.py`` is
+    the copy's, the copy's ``tensor`` would get a method the copy never gave it.
+    """
+    root = os.path.basename(trunk)
+    by_path = {s.path: s for s in steps}
+    changed = False
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        text, other = inputs[step.path][0], inputs[step.path][1]
+        tree = _parse(other)
+        if tree is None:
+            continue
+        # Module aliases of trunk's version: "from . import core", "import R.x.core as core".
+        aliases: dict[str, str] = {}
+        package = step.path.split("/")[:-1]
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level and node.level - 1 <= len(package):
+                base = package[: len(package) - (node.level - 1)]
+                base += [m for m in (node.module or "").split(".") if m]
+                for a in node.names:
+                    aliases[a.asname or a.name] = "/".join([*base, a.name]) + ".py"
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and a.name.split(".")[0] == root:
+                        aliases[a.asname] = "/".join(a.name.split(".")[1:]) + ".py"
+        # The copy's decorators per name: a copy that decorates its own version the
+        # same way writes its own over trunk's, and then nothing is left of trunk's.
+        copy_tree = _parse(text)
+        mine = {
+            n.name: {
+                ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in n.decorator_list
+            }
+            for n in (copy_tree.body if copy_tree is not None else [])
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+        for node in tree.body:
+            name = getattr(node, "name", None)
+            if name is None:
+                continue
+            for decorator in getattr(node, "decorator_list", ()):
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+                    continue
+                if ast.unparse(target) in mine.get(name, set()):
+                    continue
+                rel = aliases.get(target.value.id)
+                owner = by_path.get(rel or "")
+                if rel is None or owner is None or owner.action not in ("move", "minimize"):
+                    continue  # trunk's module runs there: the write reaches trunk's object
+                source = os.path.join(trunk, *rel.split("/"))
+                if not os.path.isfile(source):
+                    continue
+                written = writers(decode(source, read(source))).get(target.attr, frozenset())
+                if owner.text is not None:  # minimized: only what the override defines again
+                    again = module_names(owner.text.decode("utf-8", "surrogateescape"))
+                else:
+                    again = module_names(inputs[rel][0]) if rel in inputs else []
+                written = written & frozenset(again)
+                if written:
+                    n, counterpart = inputs[step.path][5], inputs[step.path][6]
+                    reason = (
+                        f"kept whole: trunk's {name} (line {node.lineno}) writes to "
+                        f"{', '.join(sorted(written))} of {rel} through @{ast.unparse(target)}, "
+                        f"which the copy's {name} does not, and {rel} is the copy's"
+                    )
+                    steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+                    changed = True
+                    break
+            if steps[k].action == "move":
+                break
+    return changed
 
 
 def _module_exists(top: str, parts: Sequence[str]) -> bool:
