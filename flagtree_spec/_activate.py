@@ -20,8 +20,19 @@ __all__ = ["Activation", "ActiveState", "Root", "activate", "active", "for_root"
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+# The activate() contexts entered and not yet exited, innermost last (guarded by the lock).
+_entered: list[Activation] = []
+
+
 class Activation:
-    """The result of :func:`activate`; as a context manager it restores the state before."""
+    """The result of :func:`activate`; as a context manager it restores the state before.
+
+    The contexts restore as a stack: each one exits after every context entered
+    after it.  One exited out of order (before a context entered later, in this
+    thread or another, or a second time) raises :class:`SpecError` and changes
+    nothing: restoring it would bring back a state that a context still open
+    relies on.
+    """
 
     __slots__ = ("_saved",)
 
@@ -29,6 +40,8 @@ class Activation:
         self._saved = saved
 
     def __enter__(self) -> Activation:
+        with _state.lock:
+            _entered.append(self)
         return self
 
     def __exit__(
@@ -37,6 +50,23 @@ class Activation:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> None:
+        with _state.lock:
+            if _entered and _entered[-1] is self:
+                _entered.pop()
+                problem = ""
+            elif self in _entered:
+                later = len(_entered) - _entered.index(self) - 1
+                _entered.remove(self)
+                problem = f"{later} activate() context(s) entered after it are still open"
+            else:
+                problem = "it was exited already, or never entered"
+        if problem:
+            raise SpecError(
+                f"an activate() context was exited out of order: {problem}. The contexts "
+                "restore as a stack (the innermost exits first); the state is left as it "
+                "is. activate() is process-wide: threads that need different backends "
+                "must not each hold a context; call activate() to set the state you want"
+            )
         _restore(self._saved, keep_imported=True)
 
 
@@ -60,33 +90,43 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
     With *keep_imported*, packages first imported since the snapshot stay
     managed, and get the ``__path__`` of the restored state.
     """
-    with _state.lock:
-        changed = set(_state._roots) | set(saved[2])
-        _state._override_all = saved[0]
-        _state._override_root.clear()
-        _state._override_root.update(saved[1])
-        _state._roots.clear()
-        _state._roots.update(saved[2])
-        _state._entry_point_cache = saved[3]
-        _calls._failures.clear()
-        _calls._failures.update(saved[4])
-        _calls._failure_causes.clear()
-        _calls._failure_causes.update(saved[5])
+    with _state.switch:
+        with _state.lock:
+            changed = set(_state._roots) | set(saved[2])
+            _state._override_all = saved[0]
+            _state._override_root.clear()
+            _state._override_root.update(saved[1])
+            _state._generation += 1
+            for state in saved[2].values():
+                state.generation = _state._generation  # current again
+            _state._roots.clear()
+            _state._roots.update(saved[2])
+            _state._entry_point_cache = saved[3]
+            _calls._failures.clear()
+            _calls._failures.update(saved[4])
+            _calls._failure_causes.clear()
+            _calls._failure_causes.update(saved[5])
+            if keep_imported:
+                packages, excludes = _path.snapshot()
+                _path.restore(({**saved[6][0], **packages}, excludes))
+                changed.update(p.root for p in packages.values())
+            else:
+                _path.restore(saved[6])
+            managed = {p.root for p in list(_path._packages.values())}
+        # Roots whose packages were first imported in the body are resolved again for
+        # the restored state, with no lock held (resolving may import).
         if keep_imported:
-            packages, excludes = _path.snapshot()
-            _path.restore(({**saved[6][0], **packages}, excludes))
-            changed.update(p.root for p in packages.values())
-            _path.reapply(changed)
-        else:
-            _path.restore(saved[6])
+            for name in sorted(changed & managed):
+                _state.state_of(name)
+        with _state.lock:
             _path.reapply(r for r in changed if r in _state._roots)
+            if not saved[7] and not (
+                any(s.excludes for s in list(_state._roots.values()))
+                or any(_path._user_exclude.values())
+                or _path._debug
+            ):
+                _path.ExcludeFinder.disable()
         _state.refresh_dispatch()
-        if not saved[7] and not (
-            any(s.excludes for s in _state._roots.values())
-            or any(_path._user_exclude.values())
-            or _path._debug
-        ):
-            _path.ExcludeFinder.disable()
         # The path finder's negative entries too: the cache is as it was before,
         # and each finder in it forgets what it listed while the body ran.
         importlib.invalidate_caches()
@@ -129,7 +169,9 @@ def activate(
     its root package) appends ``flagtree_spec._hooks.HookFinder`` to
     ``sys.meta_path``, where it stays for the rest of the process, also after
     the ``with`` block ends.  It answers only the private names of the hook
-    modules of the current state and returns ``None`` for every other import.
+    modules of the current state and returns ``None`` for every other name; an
+    import of another private name (an object of a hook module unpickled where
+    the state lacks its backend) fails with a ``ModuleNotFoundError`` saying why.
     """
     stack = _state.parse_backend(backend)
     if root is not None and (not isinstance(root, str) or "." in root or not is_module_name(root)):
@@ -146,30 +188,43 @@ def activate(
             if not os.path.isdir(path):
                 raise SpecConfigError(f"spec root {path!r} is not a directory")
     override = _state.Override(stack, roots)
-    with _state.lock:
-        saved = _snapshot()
-        try:
+    # The new states are computed with no lock held (it may import and warn), and
+    # published at once; activate() calls run one at a time.
+    with _state.switch:
+        with _state.lock:
+            saved = _snapshot()
             if root is None:
                 _state._override_all = override
                 _state._override_root.clear()
             else:
                 _state._override_root[root] = override
+            _state._generation += 1
+            generation = _state._generation
             _state._entry_point_cache = None
-            affected = [r for r in _state._roots if root is None or r == root]
-            # Resolve every new state before changing anything visible.
-            new = {r: _state._compute(r) for r in affected}
+            affected = [r for r in list(_state._roots) if root is None or r == root]
+        try:
+            # Every new state is resolved before any is published.
+            new = {r: _state._compute(r, generation) for r in affected}
         except BaseException:
-            _state._override_all, _state._entry_point_cache = saved[0], saved[3]
-            _state._override_root.clear()
-            _state._override_root.update(saved[1])
+            with _state.lock:
+                _state._override_all, _state._entry_point_cache = saved[0], saved[3]
+                _state._override_root.clear()
+                _state._override_root.update(saved[1])
+                _state._generation += 1
+                # Roots first resolved meanwhile, for the refused state, are resolved again.
+                for name, state in list(_state._roots.items()):
+                    if state.generation == generation:
+                        del _state._roots[name]
+            _state.refresh_dispatch()
             raise
-        _state._roots.update(new)
-        _calls.clear_failures()
-        importlib.invalidate_caches()
-        _path.reapply(affected)
+        with _state.lock:
+            _state._roots.update(new)
+            _calls.clear_failures()
+            _path.reapply(affected)
+            if any(s.excludes for s in new.values()):
+                _path.ExcludeFinder.enable()
         _state.refresh_dispatch()
-        if any(s.excludes for s in new.values()):
-            _path.ExcludeFinder.enable()
+        importlib.invalidate_caches()
     return Activation(saved)
 
 

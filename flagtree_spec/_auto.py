@@ -16,6 +16,7 @@ always follows the module object that is in ``sys.modules``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _path, _state
+from . import _editable, _path, _state
 from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
@@ -97,25 +98,59 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
                 "namespace packages are not supported: add an __init__.py to it"
             )
         return  # a namespace sub-package follows its parent's path
-    with _state.lock:
-        state = _state.state_of(root)
-        previous = _path._packages.get(fullname)
-        package = _path._record(fullname, locations, None, state)
-        live = sys.modules.get(fullname)
-        if (
-            target is None
-            and previous is not None
-            and live is not None
-            and live.__dict__.get("__path__") is previous.path
-        ):
-            # A probe for a package that is imported already: keep following the module.
-            _path._packages[fullname] = previous
-            return
-        _owned[fullname] = package
-        if state.excludes or _path._user_exclude.get(root):
-            _path.ExcludeFinder.enable()
+    loader = spec.loader
+    if loader is not None and not hasattr(loader, "exec_module") and hasattr(loader, "get_code"):
+        spec.loader = _CodeLoader(loader)  # type: ignore[assignment]
+    # No lock here: this runs while the import system holds its own lock, so it must
+    # never wait for a thread that may be importing.  Resolving the state may import
+    # (this thread holds the import lock, so that cannot wait either); the record is
+    # published with single dictionary stores and re-pathed by settle() if activate()
+    # switched the state meanwhile.
+    state = _state.state_of(root)
+    previous = _path._packages.get(fullname)
+    live = _path.namespace_of(sys.modules.get(fullname))
+    probe = (
+        target is None
+        and previous is not None
+        and live is not None
+        and live.get("__path__") is previous.path
+    )
+    # A probe for a package that is imported already keeps following the module.
+    package = _path._record(fullname, locations, None, state, register=not probe)
+    if probe:
+        return
+    _owned[fullname] = package
+    if state.excludes or _path._user_exclude.get(root):
+        _path.ExcludeFinder.enable()
+    _path.settle(package, state, locked=False)
+    if state.specialised and fullname == root:
+        _editable.report(root)
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
+
+
+class _CodeLoader:
+    """Runs a package whose loader has only the legacy ``load_module()`` the modern way.
+
+    zipimport on CPython 3.9 loads a package with ``load_module()``, which gives
+    the module a ``__path__`` of its own, so the list auto mode rewrote would never
+    be the one the package's ``__init__`` runs with.  Executing the loader's code
+    object into the module that the import system made from the spec keeps it.
+    """
+
+    def __init__(self, loader: object) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        name = module.__spec__.name if module.__spec__ is not None else module.__name__
+        code = self._loader.get_code(name)  # type: ignore[attr-defined]
+        exec(code, module.__dict__)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._loader, name)
 
 
 def adopt(name: str, path: list[str]) -> None:
@@ -128,12 +163,13 @@ def adopt(name: str, path: list[str]) -> None:
     root = name.partition(".")[0]
     if root not in _roots:
         return
+    state = _state.state_of(root)  # with no lock held: resolving may import
     with _state.lock:
         known = _path._packages.get(name)
         if known is not None and known.path is path:
             return
-        state = _state.state_of(root)
-        _owned[name] = _path._record(name, path, None, state)
+        package = _owned[name] = _path._record(name, path, None, state)
+    _path.settle(package, state)
 
 
 def install(root: str) -> None:
@@ -147,22 +183,38 @@ def install(root: str) -> None:
     """
     if not isinstance(root, str) or "." in root or not is_module_name(root):
         raise SpecError(f"install({root!r}): give a top-level package name like 'triton'")
+    imported = []
+    for name, module in sorted(sys.modules.items()):
+        # By name first: reading another module's namespace could run it (LazyLoader).
+        if not (name == root or name.startswith(root + ".")):
+            continue
+        namespace = _path.namespace_of(module)
+        path = None if namespace is None else namespace.get("__path__")
+        if isinstance(path, list) and name not in _path._packages:
+            imported.append((name, path, module))
+    # Resolved before changing anything, with no lock held (it may import): a bad
+    # configuration installs nothing.
+    state = _state.state_of(root) if imported else None
+    if state is None:
+        # Resolved now, not by the finder at the root's first import (where the import
+        # system holds its lock, and reading a declaration would import json under it).
+        # A configuration error is raised at that import, as without this.
+        with contextlib.suppress(SpecError, Warning):
+            _state.state_of(root)
+    recorded = []
     with _state.lock:
         if root not in _roots:
-            imported = []
-            for name, module in sorted(sys.modules.items()):
-                path = getattr(module, "__dict__", {}).get("__path__")
-                mine = name == root or name.startswith(root + ".")
-                if mine and isinstance(path, list) and name not in _path._packages:
-                    imported.append((name, path, module))
-            # Resolve the state before changing anything: a bad configuration installs nothing.
-            state = _state.state_of(root) if imported else None
             _roots.add(root)
             if state is not None:
                 for name, path, module in imported:
-                    _owned[name] = _path._record(name, path, module, state)
+                    if name not in _path._packages:
+                        _owned[name] = _path._record(name, path, module, state)
+                        recorded.append(_owned[name])
         if AutoFinder not in sys.meta_path:
             sys.meta_path.insert(0, AutoFinder)
+    if state is not None:
+        for package in recorded:
+            _path.settle(package, state)
     logger.debug("auto mode installed for %s", root)
 
 
@@ -179,8 +231,10 @@ def uninstall(root: str) -> None:
         raise SpecError(f"uninstall({root!r}): give a top-level package name like 'triton'")
     with _state.lock:
         _roots.discard(root)
-        for name in [n for n in _owned if n == root or n.startswith(root + ".")]:
-            package = _owned.pop(name)
+        for name in [n for n in list(_owned) if n == root or n.startswith(root + ".")]:
+            package = _owned.pop(name, None)
+            if package is None:
+                continue
             if _path._packages.get(name) is not package or name in _path.called:
                 continue
             del _path._packages[name]

@@ -22,7 +22,7 @@ import pickle
 import sys
 import traceback
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO, Any, Optional
 
 __all__ = ["BOOTSTRAP", "loaded_files", "main", "resolve"]
 
@@ -35,19 +35,27 @@ BOOTSTRAP = (
 )
 
 
-def loaded_files(roots: Iterable[str]) -> tuple[set[str], set[str]]:
+def loaded_files(
+    roots: Iterable[str], only: Optional[Iterable[str]] = None
+) -> tuple[set[str], set[str]]:
     """The real paths of the modules of *roots* loaded now, and of the files they inherit.
 
     A module counts by its ``__spec__.origin``; a module that ran a lower
     version through ``inherit(globals())`` also names that file in
-    ``__inherits__``.
+    ``__inherits__``.  With *only*, just the modules of those names are looked
+    at (the ones imported since the last look), not all of ``sys.modules``.
     """
     prefixes = tuple(f"{root}." for root in roots)
     names = set(roots)
     origins: set[str] = set()
     inherited: set[str] = set()
-    for name, module in list(sys.modules.items()):
-        if name not in names and not name.startswith(prefixes):
+    items: list[tuple[str, Any]]
+    if only is None:
+        items = list(sys.modules.items())
+    else:
+        items = [(n, sys.modules.get(n)) for n in set(only)]
+    for name, module in items:
+        if module is None or (name not in names and not name.startswith(prefixes)):
             continue
         namespace = getattr(module, "__dict__", None)
         if not isinstance(namespace, dict):

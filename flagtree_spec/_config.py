@@ -36,6 +36,8 @@ _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_CHARS = _LETTERS | frozenset("0123456789-")
 _IDENT_CHARS = _LETTERS | frozenset("0123456789")
 _MAX_NAME: Final = 64
+# The most backends a stack may name (FLAGTREE_BACKEND, activate(), a marker).
+MAX_STACK: Final = 64
 _MAX_MARKER: Final = 4096
 _MAX_DECLARATION: Final = 65536
 _NAME_RULE: Final = "letters, digits, '_' and '-' only, starting with a letter or '_', at most 64"
@@ -58,7 +60,15 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
     text = value.strip()
     if not text or text == "none":
         return ()
+    count = text.count(",") + 1
+    if count > MAX_STACK:
+        raise SpecConfigError(
+            f"{what}={quote(value)} names {count} backends; a stack holds at most "
+            f"{MAX_STACK} (a backend's own base backends are declared in its "
+            "flagtree_spec.json, not listed here)"
+        )
     names: list[str] = []
+    seen: set[str] = set()
     for raw in text.split(","):
         name = raw.strip()
         if not name:
@@ -74,10 +84,11 @@ def parse_stack(value: str, what: str) -> tuple[str, ...]:
             raise SpecConfigError(
                 f"{what}={quote(value)}: {quote(name)} is not a backend name ({_NAME_RULE})"
             )
-        if name in names:
+        if name in seen:
             raise SpecConfigError(
                 f"{what}={quote(value)} names backend {name!r} twice; name each backend once"
             )
+        seen.add(name)
         names.append(name)
     return tuple(names)
 
@@ -144,14 +155,23 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
     """Read at most *limit* bytes of *path*; ``None`` when it does not exist."""
     try:
         mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
             # Opening a FIFO blocks until a writer comes, and a device may never end.
             raise SpecConfigError(
                 f"{what} {path!r} is not a regular file (a FIFO or a device?); it must be a file"
             )
-        with open(path, "rb") as f:
+        fd = open_regular(path)
+        if fd is None:  # replaced by something else since the stat
+            raise SpecConfigError(
+                f"{what} {path!r} is not a regular file (a FIFO or a device?); it must be a file"
+            )
+        with open(fd, "rb") as f:
             data = f.read(limit + 1)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # NotADirectoryError: a folder of the path is a file, such as the zip archive
+        # a zipped package is imported from; a path inside an archive has no file.
         return None
     except IsADirectoryError:
         raise SpecConfigError(f"{what} {path!r} is a directory; it must be a file") from None
@@ -162,6 +182,27 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
             f"{what} {path!r} is larger than {limit} bytes; is it the right file?"
         )
     return data
+
+
+def open_regular(path: str) -> Optional[int]:
+    """Open *path* for reading without ever blocking; ``None`` when it is no regular file.
+
+    ``O_NONBLOCK`` makes opening a FIFO return at once (a plain ``open()`` waits
+    for a writer, for ever); the file is then checked on its descriptor, so a
+    file swapped for a FIFO after a ``stat`` is caught too.  OSErrors propagate.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        return None
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd
 
 
 def read_marker(rdir: str) -> Optional[Marker]:
@@ -345,6 +386,10 @@ def read_declaration(spec_root: str) -> Optional[Declaration]:
         raise bad("not UTF-8 text") from None
     except ValueError as exc:
         raise bad(f"not valid JSON ({exc})") from None
+    except (RecursionError, MemoryError):
+        raise bad(
+            'nested too deeply to read; a declaration is a flat object like {"mirror": "triton"}'
+        ) from None
     if not isinstance(raw, dict):
         raise bad('the top level must be an object like {"mirror": "triton"}')
     unknown = sorted(set(raw) - set(_DECLARATION_KEYS))

@@ -297,7 +297,16 @@ class _Finder:
 
     @property
     def repo(self) -> Optional[str]:
-        return _repo_of(self.rdir_real, self.root)
+        repo = _repo_of(self.rdir_real, self.root)
+        if repo is None:
+            # setuptools' strict editable mode imports the package from a link tree
+            # (build/__editable__.<dist>/R/__init__.py, a symlink to the source file):
+            # the source layout is where the real __init__.py lies.
+            init = os.path.realpath(os.path.join(self.rdir_real, "__init__.py"))
+            source = os.path.dirname(init)
+            if source != self.rdir_real:
+                repo = _repo_of(source, self.root)
+        return repo
 
     def backend_folders(self, backend: str) -> list[tuple[str, str]]:
         """``(kind, folder)`` of every source of *backend* that exists, highest priority first."""
@@ -456,7 +465,8 @@ def discover(
     out: list[SpecRoot] = []
     for path in spec_path_env():
         finder.add(out, _unnamed_root(finder, path, "FLAGTREE_SPEC_PATH"))
-    expanded: list[str] = []
+    expanded: dict[str, None] = {}
+    nowhere: list[str] = []
 
     def visit(backend: str, chain: tuple[str, ...]) -> None:
         if backend in chain:
@@ -464,7 +474,7 @@ def discover(
             raise SpecConfigError(f"backend declarations form a 'base' cycle: {cycle}")
         if backend in expanded:
             return
-        expanded.append(backend)
+        expanded[backend] = None
         folders = finder.backend_folders(backend)
         if not folders:
             message = f"backend {backend!r} has no spec root for package {root!r}"
@@ -478,7 +488,7 @@ def discover(
                 )
             logger.debug("%s; nothing to do for it", message)
             if named_by is not None and not chain:
-                warn_nowhere(finder, backend, named_by)
+                nowhere.append(backend)
         bases: list[str] = []
         for kind, path in folders:
             decl = None if kind == LEGACY else read_declaration(path)
@@ -490,11 +500,15 @@ def discover(
 
     for backend in stack:
         visit(backend, ())
+    if nowhere:
+        assert named_by is not None
+        warn_nowhere(finder, nowhere, named_by)
     return Discovery(tuple(expanded), tuple(out))
 
 
-# Backend names already warned about: one SpecWarning per name and process.
-_warned: set[str] = set()
+# Backend names already warned about: one SpecWarning per name and process.  A dict,
+# whose setdefault() claims a name atomically when two threads resolve at once.
+_warned: dict[str, object] = {}
 
 
 def backend_traces(finder: _Finder, backend: str) -> list[str]:
@@ -557,17 +571,45 @@ def looked_in(finder: _Finder, backend: str) -> list[str]:
     return places
 
 
-def warn_nowhere(finder: _Finder, backend: str, named_by: str) -> None:
-    """Warn that *backend*, named by *named_by*, exists nowhere (once per name and process).
+def warn_nowhere(finder: _Finder, backends: Sequence[str], named_by: str) -> None:
+    """Warn that *backends*, named by *named_by*, exist nowhere: one warning for them all.
 
-    Nothing is said for a backend that exists without a Python spec tree.
+    Once per name and process; nothing is said for a backend that exists without
+    a Python spec tree.  Close matches are looked for among the first few names only.
     """
-    if backend in _warned or backend_traces(finder, backend):
+    claim = object()
+    names = [
+        b
+        for b in backends
+        if not backend_traces(finder, b) and _warned.setdefault(b, claim) is claim
+    ]
+    if not names:
         return
-    _warned.add(backend)
     import warnings
 
-    message = nowhere_message(finder, backend, named_by) + " The program runs on without it."
+    if len(names) == 1:
+        message = nowhere_message(finder, names[0], named_by) + " The program runs on without it."
+    else:
+        found = existing_backends(finder)
+        shown = ", ".join(repr(n) for n in names[:_SHOWN])
+        more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+        hints = []
+        for backend in names[:_SHOWN]:
+            matches = close_matches(backend, found)
+            if matches:
+                hints.append(f"{backend!r}: did you mean {' or '.join(repr(m) for m in matches)}?")
+        if hints:
+            hint = " ".join(hints)
+        elif found:
+            hint = "the backends that exist are " + ", ".join(found) + "."
+        else:
+            hint = "no backend exists for this package."
+        message = (
+            f"{named_by} names {len(names)} backends that exist nowhere for package "
+            f"{finder.root!r}: {shown}{more} (looked in <Rdir>/backends/B/spec, "
+            f"<Rdir>/spec/B, <repo>/third_party/B and the entry points of group "
+            f"{_entrypoints.GROUP}); {hint} The program runs on without them."
+        )
     warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
 
 
@@ -590,6 +632,10 @@ def nowhere_message(finder: _Finder, backend: str, named_by: str) -> str:
         f"{named_by} names backend {backend!r}, which exists nowhere for package "
         f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint}"
     )
+
+
+# Missing backends named one by one in a warning about several; the rest are counted.
+_SHOWN = 5
 
 
 def _outside_frames() -> int:

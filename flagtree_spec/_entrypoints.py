@@ -16,6 +16,9 @@ import sys
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from ._config import open_regular
+from ._log import logger
+
 __all__ = ["GROUP", "EntryPoint", "scan"]
 
 GROUP = "flagtree_spec.backends"
@@ -71,7 +74,17 @@ def scan(paths: Iterable[str] | None = None, group: str = GROUP) -> list[EntryPo
                 continue
             meta = os.path.join(folder, name)
             try:
-                with open(os.path.join(meta, "entry_points.txt"), encoding="utf-8") as f:
+                # Never a plain open(): a FIFO there would block discovery for ever.
+                fd = open_regular(os.path.join(meta, "entry_points.txt"))
+                if fd is None:
+                    logger.debug(
+                        "%s/entry_points.txt is not a regular file (a FIFO or a device?); "
+                        "its distribution declares no backend",
+                        meta,
+                    )
+                    seen.add(key)
+                    continue
+                with open(fd, encoding="utf-8") as f:
                     text = f.read()
             except OSError:
                 if os.path.isdir(meta):

@@ -23,7 +23,7 @@ __all__ = ["inherit"]
 _MISSING = object()
 
 # Files (device, inode) being executed into each namespace, by id(namespace).
-_running: dict[int, list[tuple[int, int]]] = {}
+_running: dict[int, list[tuple[object, ...]]] = {}
 
 
 def inherit(namespace: dict[str, Any]) -> str:
@@ -62,7 +62,10 @@ def inherit(namespace: dict[str, Any]) -> str:
     lower version runs, ``__name__`` is ``"pkg.mod"``, so its
     ``if __name__ == "__main__":`` block does not run (the override's own
     does, once), and the functions and classes it defines have
-    ``__module__ == "pkg.mod"``.
+    ``__module__ == "pkg.mod"``.  From the ``inherit()`` call on, the module is
+    also ``sys.modules["pkg.mod"]``, so dataclasses, :mod:`pickle` and
+    ``typing.get_type_hints`` of the classes the lower version defines work, and
+    a later ``import pkg.mod`` gets this module rather than a second copy.
 
     Limit: ``inspect.getsource`` of a *class* that the override itself
     defines reads ``__file__``, the lower file: on CPython 3.9-3.12 it shows
@@ -162,6 +165,14 @@ def inherit(namespace: dict[str, Any]) -> str:
     namespace["__file__"] = lower_file
     namespace["__cached__"] = lower.cached
     namespace["__name__"] = name  # not "__main__": the lower version's main block stays off
+    if sys.modules.get(name) is None:
+        # Run as "python -m pkg.mod": the module is sys.modules["__main__"] only, and
+        # what the lower version defines names "pkg.mod" as its module (dataclasses,
+        # pickle and typing.get_type_hints look it up there).  It stays registered, so a
+        # later "import pkg.mod" finds this module instead of executing a second copy.
+        main = sys.modules.get("__main__")
+        if main is not None and getattr(main, "__dict__", None) is namespace:
+            sys.modules[name] = main
     running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)
@@ -248,9 +259,16 @@ def _current_and_lower(
     return current, None
 
 
-def _key(path: str) -> tuple[int, int]:
-    """Identity of a file: device and inode, through symlinks."""
-    st = os.stat(path)
+def _key(path: str) -> tuple[object, ...]:
+    """Identity of a file: device and inode, through symlinks.
+
+    A module inside a zip or egg archive (zipimport) has no file of its own: its
+    path names it.
+    """
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return ("archive", os.path.normpath(path))
     return st.st_dev, st.st_ino
 
 

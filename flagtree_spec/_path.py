@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from types import FrameType, ModuleType
 from typing import Optional
 
-from . import _state
+from . import _editable, _state
 from ._config import is_module_name
 from ._errors import SpecError
 from ._log import debug_enabled, logger
@@ -89,8 +89,26 @@ def trunk_dirs(name: str) -> list[str]:
         return list(package.trunk)
     parent, dot, last = name.rpartition(".")
     if not dot:
-        return [_state.root_dir(name)]
+        known = _state.known_root(name)
+        return [known.rdir if known is not None else _state.root_dir(name)]
     return [d for d in (os.path.join(t, last) for t in trunk_dirs(parent)) if os.path.isdir(d)]
+
+
+def namespace_of(module: object) -> Optional[dict[str, object]]:
+    """A module's ``__dict__`` read without running its code.
+
+    ``importlib.util.LazyLoader`` makes modules that execute on their first
+    attribute access, ``__dict__`` included; the descriptor of ``ModuleType``
+    reads the namespace without that.  ``None`` for an entry of ``sys.modules``
+    that is not a module.
+    """
+    if not isinstance(module, ModuleType):
+        return None
+    try:
+        namespace = object.__getattribute__(module, "__dict__")
+    except AttributeError:
+        return None
+    return namespace if isinstance(namespace, dict) else None
 
 
 # How many frames above spec_path()'s caller a package's __init__ may call it from.
@@ -103,7 +121,8 @@ def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Option
         if isinstance(name, str):
             return name, sys.modules.get(name)
     for name, module in list(sys.modules.items()):
-        if getattr(module, "__dict__", {}).get("__path__") is path:
+        namespace = namespace_of(module)
+        if namespace is not None and namespace.get("__path__") is path:
             return name, module
     # Called through a forwarding function (def spec_path(p): return lib.spec_path(p)) from
     # a package loaded by hand, which is not in sys.modules yet: the package's frame is a
@@ -169,28 +188,60 @@ def spec_path(
             )
         extra_names.append(f"{name}.{item}")
     root = name.partition(".")[0]
+    # Resolved with no lock held: the first resolution may import and warn.
+    state = _state.state_of(root)
+    if not isinstance(path, list):
+        raise SpecError(
+            f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
+            f"{type(path).__name__} (a namespace package gets mirrors from its parent, "
+            "no call needed)"
+        )
     with _state.lock:
-        state = _state.state_of(root)
-        if not isinstance(path, list):
-            raise SpecError(
-                f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
-                f"{type(path).__name__} (a namespace package gets mirrors from its parent, "
-                "no call needed)"
-            )
         if extra_names:
             _user_exclude.setdefault(root, set()).update(extra_names)
-            logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
         package = _packages.get(name)
         if package is None or package.path is not path:
             package = _record(name, path, module, state)
         called.add(name)
         if extra_names or state.excludes:
             ExcludeFinder.enable()
-        return list(package.mirrors)
+    if extra_names:
+        logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
+    settle(package, state)
+    if state.specialised:
+        _editable.report(root)
+    return list(package.mirrors)
+
+
+def settle(package: Package, state: _state.RootState, *, locked: bool = True) -> None:
+    """Re-path *package* until it follows the state that is current for its root.
+
+    A package recorded while ``activate()`` switched the state may have been
+    recorded for the old one after ``activate()`` re-pathed every package it
+    knew; the recorder then catches up here.  Called with no lock held; auto
+    mode's finder passes ``locked=False`` and re-paths without taking the lock
+    (it must never wait on it), which converges too: every writer applies the
+    current state last.
+    """
+    while True:
+        current = _state.state_of(package.root)
+        if current is state:
+            return
+        state = current
+        if not locked:
+            _apply(package, state)
+            continue
+        with _state.lock:
+            if _packages.get(package.name) is package:
+                _apply(package, state)
 
 
 def _record(
-    name: str, path: list[str], module: Optional[ModuleType], state: _state.RootState
+    name: str,
+    path: list[str],
+    module: Optional[ModuleType],
+    state: _state.RootState,
+    register: bool = True,
 ) -> Package:
     extra = None
     if module is not None and module.__dict__.get("__path__") is path:
@@ -199,7 +250,8 @@ def _record(
             extra = locations
     if not state.specialised:
         package = Package(name, path, extra, list(path))
-        _packages[name] = package
+        if register:
+            _packages[name] = package
         return package
     rel = name.split(".")[1:]
     candidates = _candidates(state, rel)
@@ -212,8 +264,9 @@ def _record(
         logger.debug("package %s: __init__ from a mirror; trunk directories %s", name, trunk)
     package = Package(name, path, extra, trunk)
     package.mirrors = [entry for entry in path if os.path.normpath(entry) in candidates]
-    _packages[name] = package
     _apply(package, state)
+    if register:
+        _packages[name] = package
     return package
 
 
@@ -312,6 +365,10 @@ class ExcludeFinder:
             return None
         kept = [e for e in path if not any(e == m or e.startswith(m + os.sep) for m in drop)]
         spec = PathFinder.find_spec(fullname, kept, target)
+        if spec is None and _editable.editable_loader(root) is not None:
+            # An editable install whose own finder serves the package (its __path__
+            # is no folder): that finder loads the trunk module, mirrors never.
+            return None
         if spec is None:
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: it is excluded from the backend's mirror tree "

@@ -113,12 +113,14 @@ def _run_command(args: argparse.Namespace) -> int:
     if args.backend is not None:
         os.environ["FLAGTREE_BACKEND"] = args.backend.strip()
     os.environ["FLAGTREE_SPEC_AUTO"] = ",".join(roots)
+    _export_absolute()
     _export_startup()
     for root in roots:
         install(root)
     if module_args:
         name, argv = module_args[0], module_args[1:]
-        sys.path[0:1] = [os.getcwd()]
+        if not _safe_path():
+            sys.path[0:1] = [os.getcwd()]
         try:
             found = importlib.util.find_spec(name)
         except (ImportError, ValueError) as exc:
@@ -131,7 +133,9 @@ def _run_command(args: argparse.Namespace) -> int:
     script, argv = script_args[0], script_args[1:]
     if not os.path.exists(script):
         return _fail(f"run: no such script {script!r}")
-    sys.path[0:1] = [os.path.dirname(os.path.abspath(script))]
+    if not _safe_path():
+        # As "python SCRIPT" does: the script's folder, symlinks resolved.
+        sys.path[0:1] = [os.path.dirname(os.path.realpath(script))]
     sys.argv = [script, *argv]
     runpy.run_path(script, run_name="__main__")
     return 0
@@ -150,11 +154,38 @@ def _roots(given: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _safe_path() -> bool:
+    """Whether this interpreter keeps the program's folder off ``sys.path`` (-P, -I).
+
+    ``python -P``, ``PYTHONSAFEPATH`` (CPython 3.11+) and ``python -I`` start a
+    program without its folder (or the working directory) first on ``sys.path``;
+    ``run`` then leaves ``sys.path`` alone, as the program would have it.
+    """
+    return bool(getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
+
+
+def _export_absolute() -> None:
+    """Export the path settings as absolute paths: a child may start in another folder."""
+    value = os.environ.get("FLAGTREE_SPEC_PATH", "")
+    if value:
+        entries = [os.path.abspath(e) if e.strip() else e for e in value.split(os.pathsep)]
+        os.environ["FLAGTREE_SPEC_PATH"] = os.pathsep.join(entries)
+    source_root = os.environ.get("FLAGTREE_SOURCE_ROOT", "")
+    if source_root:
+        os.environ["FLAGTREE_SOURCE_ROOT"] = os.path.abspath(source_root)
+
+
 def _export_startup() -> None:
-    """Make child Python processes start auto mode too (see the module docstring)."""
-    entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
-    if STARTUP_DIR not in entries:
-        os.environ["PYTHONPATH"] = os.pathsep.join([STARTUP_DIR, *entries])
+    """Make child Python processes start auto mode too (see the module docstring).
+
+    The start-up folder goes first on ``PYTHONPATH``; the rest of the value is
+    kept exactly, empty entries included (each one puts the child's working
+    directory on its ``sys.path``), and the start-up module takes its folder off
+    again, so a child's ``sys.path`` is what it would be without ``run``.
+    """
+    value = os.environ.get("PYTHONPATH", "")
+    if STARTUP_DIR not in value.split(os.pathsep):
+        os.environ["PYTHONPATH"] = STARTUP_DIR + (os.pathsep + value if value else "")
 
 
 def _autostart_command(args: argparse.Namespace) -> int:

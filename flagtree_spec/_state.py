@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
+from types import FrameType
 from typing import Optional
 
 from . import _calls, _entrypoints
@@ -30,10 +31,21 @@ from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
 
-__all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_of"]
+__all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_of", "switch"]
 
-# Held while the state changes; never while user code (a hook module) runs.
+# Guards the bookkeeping of the state and nothing else: it is held only for a few
+# dictionary and list operations (and stat calls), never while a module is imported, a
+# warning issued or the import system called, and auto mode's meta path finder never
+# waits on it (it runs while the import system holds its own lock).  Resolving a state,
+# which may import (json for a declaration) and warn, runs with no lock held and is
+# published afterwards; see state_of().
 lock = threading.RLock()
+# Serialises activate() and the restores of its context managers, which compute new
+# states (and may import) while holding it; nothing on an import path ever takes it.
+switch = threading.RLock()
+# Bumped whenever the overrides change; a state resolved for an older generation is
+# computed again before it is relied on.
+_generation = 0
 
 
 class Override:
@@ -53,7 +65,17 @@ _override_root: dict[str, Override] = {}
 class RootState:
     """The resolved state of one root package."""
 
-    __slots__ = ("disabled", "dropped", "rdir", "root", "source", "spec_roots", "stack", "table")
+    __slots__ = (
+        "disabled",
+        "dropped",
+        "generation",
+        "rdir",
+        "root",
+        "source",
+        "spec_roots",
+        "stack",
+        "table",
+    )
 
     def __init__(
         self,
@@ -63,7 +85,9 @@ class RootState:
         source: str,
         found: Discovery,
         disabled: tuple[str, ...] = (),
+        generation: int = 0,
     ) -> None:
+        self.generation = generation
         self.root = root
         self.rdir = rdir
         self.stack = found.stack if stack else ()
@@ -130,7 +154,14 @@ def root_dir(root: str) -> str:
     return os.path.dirname(os.path.abspath(origin))
 
 
-def _compute(root: str) -> RootState:
+def _compute(root: str, generation: int = -1) -> RootState:
+    """Resolve the state of *root* for the overrides of *generation* (the current one by default).
+
+    Called with no lock held: it may import (``json`` for a declaration), read files
+    and warn.
+    """
+    if generation < 0:
+        generation = _generation
     rdir = root_dir(root)
     override = _override_root.get(root, _override_all)
     disabled = parse_module_names(
@@ -139,7 +170,7 @@ def _compute(root: str) -> RootState:
     stack: tuple[str, ...]
     if override is not None and override.spec_roots is not None:
         found = Discovery((), explicit_roots(root, rdir, override.spec_roots))
-        state = RootState(root, rdir, (), "activate(spec_roots=...)", found, disabled)
+        state = RootState(root, rdir, (), "activate(spec_roots=...)", found, disabled, generation)
     else:
         if override is not None:
             stack, source = override.stack, "activate()"
@@ -153,7 +184,7 @@ def _compute(root: str) -> RootState:
             strict=env_flag("FLAGTREE_SPEC_STRICT"),
             named_by=_NAMED_BY.get(source),
         )
-        state = RootState(root, rdir, stack, source, found, disabled)
+        state = RootState(root, rdir, stack, source, found, disabled, generation)
     logger.debug(
         "root package %s: backend stack %s (%s); spec roots: %s",
         root,
@@ -229,13 +260,32 @@ def state_of(root: str) -> RootState:
     """The state of *root*, resolved on first use."""
     state = _roots.get(root)
     if state is None:
-        with lock:
-            state = _roots.get(root)
-            if state is None:
-                state = _compute(root)
-                _roots[root] = state
-                refresh_dispatch()
+        state = _resolve(root)
     return state
+
+
+def _resolve(root: str) -> RootState:
+    """Resolve *root*'s state with no lock held, then publish it.
+
+    Two threads may compute it at once: the first to publish wins and both use
+    its result.  A state computed while ``activate()`` changed the overrides (the
+    generation moved on) is computed again, so it is never left in place stale.
+    No lock is taken here at all: auto mode's finder calls this while the import
+    system holds its lock, and ``dict.setdefault`` is atomic.
+    """
+    while True:
+        generation = _generation
+        current = _roots.get(root)
+        if current is not None and current.generation >= generation:
+            return current
+        fresh = _compute(root, generation)
+        current = _roots.get(root)
+        if current is None:
+            if _roots.setdefault(root, fresh) is fresh:
+                refresh_dispatch()
+        elif current.generation < fresh.generation:
+            _roots[root] = fresh
+            refresh_dispatch()
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -263,11 +313,18 @@ def _first_call(hook: str) -> Optional[Hook]:
 
 
 def _by_caller(hook: str) -> Optional[Hook]:
-    """Several roots are specialised: the caller's root package decides."""
+    """Several roots are specialised: the caller's root package decides.
+
+    A hook module outside every root (``FLAGTREE_SPEC_PATH`` serves every root)
+    whose hook calls a bare ``spec()`` answers for the root whose code called the
+    hook: the nearest frame above it that belongs to a root package.
+    """
     root = _caller_root(2)
     state = _roots.get(root)
     if state is None:
-        known = ", ".join(sorted(r for r, s in _roots.items() if s.specialised))
+        state = _root_above_hook(sys._getframe(2))
+    if state is None:
+        known = ", ".join(sorted(r for r, s in list(_roots.items()) if s.specialised))
         raise SpecError(
             f"spec({hook!r}) was called from outside every root package ({root!r}) while "
             f"several are specialised ({known}); use for_root('pkg').spec"
@@ -275,18 +332,44 @@ def _by_caller(hook: str) -> Optional[Hook]:
     return state.table[hook] if state.specialised else _NULL[hook]
 
 
+def _root_above_hook(frame: Optional[FrameType]) -> Optional[RootState]:
+    """The state of the root whose code called the hook running in *frame*, if it is one."""
+    if frame is None:
+        return None
+    name = str(frame.f_globals.get("__name__") or "")
+    hooks = {r.hook_name for s in list(_roots.values()) for r in s.spec_roots if r.hook_name}
+    if not any(name == h or name.startswith(h + ".") for h in hooks):
+        return None
+    frame = frame.f_back
+    while frame is not None:
+        state = _roots.get(str(frame.f_globals.get("__name__") or "").partition(".")[0])
+        if state is not None:
+            return state
+        frame = frame.f_back
+    return None
+
+
 def refresh_dispatch() -> None:
-    """Derive what ``spec()`` consults from the known root states."""
-    specialised = [s for s in _roots.values() if s.specialised]
-    if not _roots:
-        _calls.set_dispatch({}, _first_call)
-    elif not specialised:
-        _calls.set_dispatch(_NULL.hooks, _NULL.resolve)
-    elif len(specialised) == 1:
-        table = specialised[0].table
-        _calls.set_dispatch(table.hooks, table.resolve)
-    else:
-        _calls.set_dispatch({}, _by_caller)
+    """Derive what ``spec()`` consults from the known root states.
+
+    Lock-free: each thread that changes ``_roots`` calls this afterwards, and a
+    call that derived the dispatch from a snapshot that changed meanwhile derives
+    it again, so the last one to finish leaves the dispatch of the latest states.
+    """
+    while True:
+        states = list(_roots.values())
+        specialised = [s for s in states if s.specialised]
+        if not states:
+            _calls.set_dispatch({}, _first_call)
+        elif not specialised:
+            _calls.set_dispatch(_NULL.hooks, _NULL.resolve)
+        elif len(specialised) == 1:
+            table = specialised[0].table
+            _calls.set_dispatch(table.hooks, table.resolve)
+        else:
+            _calls.set_dispatch({}, _by_caller)
+        if list(_roots.values()) == states:
+            return
 
 
 refresh_dispatch()

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import stat
 from collections.abc import Callable
 from typing import Union
 
 from . import _path, _state
-from ._config import is_module_name
+from ._config import is_module_name, open_regular
 from ._discovery import SpecRoot
 from ._errors import SpecError
 
@@ -54,6 +55,17 @@ def trunk_path(package: str, *parts: PathPart) -> str:
             f"trunk_path({package!r}): the package has no trunk directory (it exists only in "
             f"a backend's mirror tree: {list(spec.submodule_search_locations)!r})"
         )
+    if not os.path.isdir(dirs[0]):
+        from ._editable import editable_loader
+
+        found = editable_loader(package.partition(".")[0])
+        if found is not None:
+            raise SpecError(
+                f"trunk_path({package!r}): the package's trunk location {dirs[0]!r} is not a "
+                f"directory: it is an editable install made by {found[0]}, whose import hook "
+                f"({found[1]}) serves its modules from a list of files; install it without -e "
+                "to have a trunk folder, or read its data with importlib.resources"
+            )
     return os.path.join(dirs[0], *(os.fspath(p) for p in parts))
 
 
@@ -96,27 +108,66 @@ def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
     label = spec_root.backend or spec_root.kind
     update(f"root\0{label}\0{spec_root.kind}\0".encode())
     files: dict[str, str] = {}
+    links: dict[str, str] = {}
+    inside = _Inside(spec_root.real)
     if spec_root.mirror is not None:
-        _walk(spec_root.mirror, spec_root.path, files)
+        _walk(spec_root.mirror, spec_root.path, files, links, inside)
     if spec_root.hooks is not None:
         if spec_root.hooks_package:
-            _walk(os.path.dirname(spec_root.hooks), spec_root.path, files)
+            _walk(os.path.dirname(spec_root.hooks), spec_root.path, files, links, inside)
         else:
-            files[_rel(spec_root.hooks, spec_root.path)] = spec_root.hooks
+            _add_file(spec_root.hooks, spec_root.path, files, links, inside)
     if spec_root.declaration is not None:
-        files[_rel(spec_root.declaration, spec_root.path)] = spec_root.declaration
-    for rel in sorted(files):
-        with open(files[rel], "rb") as f:
+        _add_file(spec_root.declaration, spec_root.path, files, links, inside)
+    for rel in sorted(set(files) | set(links)):
+        if rel in links:
+            # A symlink that leaves the spec root: its target path, never what it reaches.
+            update(f"link\0{rel}\0{links[rel]}\0".encode("utf-8", "surrogatepass"))
+            continue
+        fd = open_regular(files[rel])
+        if fd is None:  # a FIFO or a device: never read
+            update(f"special\0{rel}\0".encode("utf-8", "surrogatepass"))
+            continue
+        with open(fd, "rb") as f:
             data = f.read()
         update(f"file\0{rel}\0{len(data)}\0".encode("utf-8", "surrogatepass"))
         update(data)
+
+
+class _Inside:
+    """Whether a path, symlinks resolved, lies inside the spec root *real*."""
+
+    def __init__(self, real: str) -> None:
+        self.real = real
+
+    def __call__(self, path: str) -> bool:
+        target = os.path.realpath(path)
+        return target == self.real or target.startswith(self.real.rstrip(os.sep) + os.sep)
 
 
 # Written by "flagtree-spec lock" at the top of a spec root; not spec content.
 _LOCK = "flagtree_spec.lock"
 
 
-def _walk(top: str, base: str, out: dict[str, str]) -> None:
+def _add_file(
+    path: str, base: str, files: dict[str, str], links: dict[str, str], inside: _Inside
+) -> None:
+    rel = _rel(path, base)
+    if inside(path):
+        files[rel] = path
+    else:
+        links[rel] = _link_target(path)
+
+
+def _link_target(path: str) -> str:
+    """What a path that leaves the spec root points at: its real path."""
+    return os.path.realpath(path)
+
+
+def _walk(top: str, base: str, out: dict[str, str], links: dict[str, str], inside: _Inside) -> None:
+    if not inside(top):
+        links[_rel(top, base)] = _link_target(top)
+        return
     seen: set[str] = set()
     for folder, subdirs, names in os.walk(top, followlinks=True):
         real = os.path.realpath(folder)
@@ -124,13 +175,33 @@ def _walk(top: str, base: str, out: dict[str, str]) -> None:
             subdirs[:] = []
             continue
         seen.add(real)
-        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        kept = []
+        for d in sorted(subdirs):
+            if d == "__pycache__":
+                continue
+            path = os.path.join(folder, d)
+            if inside(path):
+                kept.append(d)
+            else:
+                links[_rel(path, base)] = _link_target(path)
+        subdirs[:] = kept
         for name in names:
             path = os.path.join(folder, name)
             if name == _LOCK and os.path.samefile(folder, base):
                 continue
-            if os.path.isfile(path):
+            if not inside(path):
+                links[_rel(path, base)] = _link_target(path)
+            elif os.path.isfile(path) or _special(path):
                 out[_rel(path, base)] = path
+
+
+def _special(path: str) -> bool:
+    """A FIFO, socket or device: listed by its name, never read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISDIR(mode) and not stat.S_ISREG(mode)
 
 
 def _rel(path: str, base: str) -> str:

@@ -394,13 +394,27 @@ class _Recorder:
         self.origins: set[str] = set()
         self.inherited: set[str] = set()
         self.report: Optional[dict[str, Any]] = None
+        self.log = _ImportLog()
+        sys.meta_path.insert(0, self.log)
 
-    def scan(self) -> None:
+    def scan(self, full: bool = False) -> None:
+        """Record what loaded: the modules imported since the last scan, or all of them.
+
+        After each test only the names :class:`_ImportLog` saw being imported are
+        looked at, so a test costs what it imported, not the size of ``sys.modules``;
+        a full scan runs at collection end, at session end and when a new root
+        package becomes known.
+        """
+        before = len(self.roots)
         self.roots.update(_state.known_roots())
         auto = sys.modules.get("flagtree_spec._auto")
         self.auto.update(getattr(auto, "_roots", ()))
         self.roots.update(self.auto)
-        origins, inherited = _loaded_files(self.roots)
+        names = self.log.take()
+        if full or len(self.roots) != before:
+            origins, inherited = _loaded_files(self.roots)
+        else:
+            origins, inherited = _loaded_files(self.roots, names)
         self.origins |= origins
         self.inherited |= inherited
 
@@ -413,7 +427,7 @@ class _Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self) -> None:
-        self.scan()
+        self.scan(full=True)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_teardown(self) -> None:
@@ -426,7 +440,9 @@ class _Recorder:
             self.merge(seen)
 
     def pytest_sessionfinish(self) -> None:
-        self.scan()
+        self.scan(full=True)
+        while self.log in sys.meta_path:
+            sys.meta_path.remove(self.log)
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:  # an xdist worker: the controller reports
             workeroutput["flagtree_spec"] = (
@@ -461,10 +477,30 @@ class _Recorder:
             terminalreporter.write_line(line)
 
 
-def _loaded_files(roots: Iterable[str]) -> tuple[set[str], set[str]]:
+class _ImportLog:
+    """A meta path finder that finds nothing and notes every name imported (for the report)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        self.names.append(fullname)  # list.append: safe from any thread
+        return None
+
+    def invalidate_caches(self) -> None:
+        """Nothing is cached (part of the finder protocol)."""
+
+    def take(self) -> list[str]:
+        names, self.names = self.names, []
+        return names
+
+
+def _loaded_files(
+    roots: Iterable[str], only: Optional[Iterable[str]] = None
+) -> tuple[set[str], set[str]]:
     from ._child import loaded_files
 
-    return loaded_files(roots)
+    return loaded_files(roots, only)
 
 
 # --------------------------------------------------------------------------- fixture

@@ -190,3 +190,78 @@ def test_activate_with_a_spec_root_that_is_no_directory_raises_before_any_root_i
         """
     )
     assert out == ["spec root '/nonexistent/dir' is not a directory", False]
+
+
+def test_activate_contexts_restore_as_a_stack_and_one_exited_out_of_order_is_an_error():
+    out = scenario(
+        """
+        import json
+        from flagtree_spec import SpecError, activate, spec
+        import fixpkg.runtime
+        seen = []
+        with activate("beta"):
+            with activate(None):
+                seen.append(spec("init_language"))
+            seen.append(spec("init_language"))
+        seen.append(spec("init_language"))
+        # By hand, out of order: the first exits while the second is still open.
+        first = activate("beta")
+        first.__enter__()
+        second = activate(None)
+        second.__enter__()
+        try:
+            first.__exit__(None, None, None)
+        except SpecError as exc:
+            error = str(exc)
+        else:
+            error = None
+        seen.append(spec("init_language"))  # unchanged: still the second's state
+        second.__exit__(None, None, None)
+        seen.append(spec("init_language"))  # the state before the second: "beta"
+        try:
+            second.__exit__(None, None, None)
+        except SpecError as exc:
+            twice = str(exc)
+        print(json.dumps([seen, error, twice]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+    )
+    seen, error, twice = out
+    assert seen == [None, "beta", "alpha", None, "beta"]
+    assert error.startswith("an activate() context was exited out of order: 1 activate()")
+    assert "restore as a stack" in error
+    assert "exited already, or never entered" in twice
+
+
+def test_activate_contexts_exited_out_of_order_by_two_threads_raise_not_stick():
+    out = scenario(
+        """
+        import json, threading
+        from flagtree_spec import SpecError, activate, spec
+        import fixpkg.runtime
+        entered, release, errors = threading.Event(), threading.Event(), []
+
+        def hold():
+            with activate(None):
+                entered.set()
+                release.wait(10)
+
+        t = threading.Thread(target=hold)
+        outer = activate("beta")
+        outer.__enter__()
+        t.start()
+        entered.wait(10)
+        try:
+            outer.__exit__(None, None, None)   # the thread's context is still open
+        except SpecError as exc:
+            errors.append(type(exc).__name__)
+        release.set()
+        t.join(10)
+        print(json.dumps([errors, spec("init_language")]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+        timeout=30,
+    )
+    # The thread's context restored the state before it ("beta"); the refused exit
+    # left that alone.
+    assert out == [["SpecError"], "beta"]

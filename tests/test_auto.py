@@ -324,3 +324,30 @@ def test_auto_install_that_fails_leaves_nothing_installed():
         env={"FLAGTREE_BACKEND": ""},
     )
     assert out == [True, [], False, []]
+
+
+LAZY = FIXTURES / "lazy_module"
+STRESS_SITE = FIXTURES / "stress_repo" / "site"
+
+
+def test_install_reads_only_the_root_packages_modules_never_a_lazy_module():
+    """install() must not execute an unrelated module made by importlib.util.LazyLoader."""
+    out = scenario(
+        """
+        import importlib.util, json, sys
+        spec = importlib.util.find_spec("lazy_victim")
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["lazy_victim"] = module
+        spec.loader.exec_module(module)
+        import autopkg.p0
+        from flagtree_spec import activate, active, install, spec_path
+        install("autopkg")
+        active("autopkg")
+        activate("one")
+        import autopkg.p1.m
+        print(json.dumps([getattr(sys, "_lazy_runs", []), autopkg.p1.m.WHERE]))
+        """,
+        path=[LAZY, STRESS_SITE],
+    )
+    assert out == [[], "one"]

@@ -81,15 +81,27 @@ print(json.dumps({{"runs": runs, "errors": errors, "results": distinct, "final":
 """
 
 
-def run_many(scripts: Sequence[str], env: Mapping[str, str]) -> list[Any]:
-    """Run each script in its own fresh interpreter, PARALLEL at a time; return their JSON."""
+def run_many(
+    scripts: Sequence[str],
+    env: Mapping[str, str],
+    path: Sequence[os.PathLike[str] | str] = (REPO / "python",),
+) -> list[Any]:
+    """Run each script in its own fresh interpreter, PARALLEL at a time; return their JSON.
+
+    A run that has not ended after 60 seconds is killed and fails the test (a hang).
+    """
     full_env = clean_env(env)
-    full_env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), LIBRARY])
+    full_env["PYTHONPATH"] = os.pathsep.join([*(str(p) for p in path), LIBRARY])
     results: list[Any] = [None] * len(scripts)
     running: list[tuple[int, subprocess.Popen[str]]] = []
 
     def reap(index: int, proc: subprocess.Popen[str]) -> None:
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            raise AssertionError(f"run {index}: still running after 60 s (a hang)\n{err}") from None
         assert proc.returncode == 0, f"run {index}: exit code {proc.returncode}\n{err}"
         results[index] = json.loads(out.strip().splitlines()[-1])
 
@@ -221,3 +233,86 @@ def test_activate_switching_while_threads_call_spec_gives_old_or_new_state_never
         assert out["last"] == ["two", [str(TRUNK / "runtime")], language_two], f"run {index}"
     # The readers really ran while the state switched: they saw both states.
     assert calls == {("where", "one"), ("where", "two")}
+
+
+# ----------------------------------------------------------------------------- no deadlock
+#
+# Fixture: fixtures/stress_repo.  ``autopkg`` (site/) is an unmodified trunk of 24
+# sub-packages specialised by auto mode; ``decpkg`` (repo/python) calls spec_path() and
+# its backend has a declaration, so its first spec_path() is the process's first
+# ``import json``.  Every thread starts at once; each interpreter is bounded: a thread
+# still alive after 20 s dumps every stack and exits 3.
+
+STRESS = FIXTURES / "stress_repo"
+STRESS_RUNS = 40
+
+DEADLOCK = """
+import faulthandler, os, sys, threading, time
+sys.setswitchinterval(1e-6)
+from flagtree_spec import activate, install
+
+VARIANT = {variant}
+install("autopkg")
+barrier = threading.Barrier(4)
+seen, errors = {{}}, []
+
+def guarded(work):
+    def run():
+        try:
+            barrier.wait()
+            work()
+        except BaseException as exc:
+            errors.append(repr(exc))
+    return run
+
+def auto_imports():
+    import importlib
+    for i in range(24):
+        seen[f"autopkg.p{{i}}.m"] = importlib.import_module(f"autopkg.p{{i}}.m").WHERE
+
+def first_spec_path():
+    import decpkg.m
+    seen["decpkg.m"] = decpkg.m.WHERE
+
+def activates():
+    for _ in range(3):
+        activate("one")
+
+def first_stdlib_imports():
+    import email.utils, decimal, zipfile  # first imports of modules nobody holds yet
+
+works = [auto_imports, first_spec_path, activates, first_stdlib_imports]
+if VARIANT % 2:
+    works.reverse()
+threads = [threading.Thread(target=guarded(w), daemon=True) for w in works]
+for t in threads:
+    t.start()
+deadline = time.monotonic() + 20
+for t in threads:
+    t.join(max(0.0, deadline - time.monotonic()))
+if any(t.is_alive() for t in threads):
+    sys.stderr.write("HANG\\n")
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(3)
+import json
+print(json.dumps({{"seen": seen, "errors": errors}}))
+"""
+
+
+def test_no_deadlock_auto_mode_first_spec_path_activate_and_first_imports_in_threads():
+    """The library's lock is never held across an import, nor waited on by the finder.
+
+    Auto mode imports sub-packages in one thread (its meta path finder runs while the
+    import system holds its lock) while another thread's first spec_path() reads a
+    declaration (the first ``import json``), a third calls activate() (which invalidates
+    the import caches: on 3.13 that imports importlib.metadata) and a fourth makes first
+    imports of its own.
+    """
+    scripts = [textwrap.dedent(DEADLOCK.format(variant=i)) for i in range(STRESS_RUNS)]
+    outcomes = run_many(
+        scripts, {"FLAGTREE_BACKEND": "one"}, path=(STRESS / "site", STRESS / "repo" / "python")
+    )
+    want = {f"autopkg.p{i}.m": "one" for i in range(24)}
+    want["decpkg.m"] = "one"
+    for index, out in enumerate(outcomes):
+        assert out == {"seen": want, "errors": []}, f"run {index}"

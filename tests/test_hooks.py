@@ -372,3 +372,24 @@ def test_shadowed_hook_module_that_inherits_it_is_still_detected_by_spec_origin(
     )
     assert out[1] == str(extra / "__init__.py")  # what a check of __file__ would have trusted
     assert f"importing it as 'shpkg.extra' loaded {str(shadow)!r}" in out[0]
+
+
+SHARED = FIXTURES / "shared_hooks"
+
+
+def test_bare_spec_in_a_shared_hook_module_answers_for_the_root_whose_code_called_the_hook():
+    """Also after an unrelated root package is specialised later (dispatch by caller)."""
+    out = scenario(
+        f"""
+        import json
+        from flagtree_spec import activate, spec_func
+        import rone
+        alone = rone.call()
+        activate(root="rtwo", spec_roots=[{str(SHARED / "extra")!r}, {str(SHARED / "shared")!r}])
+        import rtwo
+        print(json.dumps([alone, rone.call(), rtwo.call(), rone.call()]))
+        """,
+        path=[SHARED / "python"],
+        env={"FLAGTREE_SPEC_PATH": str(SHARED / "shared")},
+    )
+    assert out == ["shared", "shared", "two", "shared"]

@@ -16,6 +16,7 @@ import py_compile
 import stat
 import sys
 import textwrap
+import time
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -451,3 +452,192 @@ def test_mirror_init_of_the_root_package_never_runs(tmp_path):
         roots=[tmp_path],
     )
     assert out["result"] == ["trunk", str(TRUNK / "__init__.py")]
+
+
+# ------------------------------------------------------------------ bounded input sizes
+
+
+def test_declaration_nested_20000_levels_is_config_error_naming_the_file(tmp_path):
+    root = tmp_path / "spec"
+    root.mkdir()
+    declaration = root / "flagtree_spec.json"
+    declaration.write_text("[" * 20000 + "]" * 20000)  # 40,000 bytes: under the size limit
+    with pytest.raises(SpecConfigError, match="nested too deeply") as info:
+        read_declaration(str(root))
+    assert str(declaration) in str(info.value)
+    proc = run_python(
+        "import fixpkg.runtime", env={"FLAGTREE_SPEC_PATH": str(root)}, expect_rc=1, timeout=30
+    )
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("flagtree_spec.SpecConfigError: backend declaration ")
+    assert str(declaration) in last and "RecursionError" not in proc.stderr
+
+
+def test_backend_stack_of_40000_names_is_refused_at_once_with_its_limit():
+    from flagtree_spec._config import MAX_STACK, parse_stack
+
+    value = ",".join(["b"] * 40000)  # 80 KB: an environment variable holds at most 128 KiB
+    start = time.perf_counter()
+    with pytest.raises(
+        SpecConfigError, match=f"names 40000 backends; a stack holds at most {MAX_STACK}"
+    ):
+        parse_stack(value, "FLAGTREE_BACKEND")
+    assert time.perf_counter() - start < 0.1
+    proc = run_python("import fixpkg", env={"FLAGTREE_BACKEND": value}, expect_rc=1, timeout=30)
+    assert "a stack holds at most 64" in proc.stderr.strip().splitlines()[-1]
+
+
+def test_backend_stack_parses_in_linear_time_up_to_its_limit():
+    from flagtree_spec._config import MAX_STACK, parse_stack
+
+    names = tuple(f"backend_{i}" for i in range(MAX_STACK))
+    assert parse_stack(",".join(names), "FLAGTREE_BACKEND") == names
+    with pytest.raises(SpecConfigError, match="twice"):
+        parse_stack(",".join([*names[:-1], names[0]]), "FLAGTREE_BACKEND")
+
+
+def test_many_backends_that_exist_nowhere_give_one_warning():
+    value = ",".join(f"ghost{i}" for i in range(60))
+    out = scenario(
+        """
+        import json, warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import fixpkg.runtime
+        print(json.dumps([str(w.message) for w in caught]))
+        """,
+        env={"FLAGTREE_BACKEND": value},
+    )
+    assert len(out) == 1
+    assert out[0].startswith("FLAGTREE_BACKEND names 60 backends that exist nowhere for package ")
+    assert "'ghost0', 'ghost1', 'ghost2', 'ghost3', 'ghost4' and 55 more" in out[0]
+
+
+FINGERPRINT = """
+import json, flagtree_spec, fixpkg.runtime
+print(json.dumps(flagtree_spec.fingerprint("fixpkg")))
+"""
+
+
+def test_fingerprint_never_hashes_outside_the_spec_root_through_a_symlink(tmp_path):
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    secret = outside / "secret.py"
+    secret.write_text("A = 1\n")
+    (outside / "folder" / "deep.py").write_text("B = 1\n")
+    root = tmp_path / "spec"
+    mirror = root / "fixpkg" / "runtime"
+    mirror.mkdir(parents=True)
+    (mirror / "jit.py").write_text("WHERE = 'spec'\n")
+    (mirror / "linked.py").symlink_to(secret)
+    (mirror / "linked_folder").symlink_to(outside / "folder")
+    env = {"FLAGTREE_SPEC_PATH": str(root)}
+    first = scenario(FINGERPRINT, env=env)
+    secret.write_text("A = 2\n")
+    (outside / "folder" / "deep.py").write_text("B = 2\n")
+    assert scenario(FINGERPRINT, env=env) == first  # what the links reach is never read
+    (mirror / "linked.py").unlink()
+    (mirror / "linked.py").symlink_to(outside / "folder" / "deep.py")
+    assert scenario(FINGERPRINT, env=env) != first  # where a link points is digested
+    (mirror / "jit.py").write_text("WHERE = 'changed'\n")
+    assert len({first, scenario(FINGERPRINT, env=env)}) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_entry_points_txt_that_is_a_fifo_never_hangs_discovery(tmp_path):
+    site = tmp_path / "site"
+    meta = site / "hostile-1.0.dist-info"
+    meta.mkdir(parents=True)
+    os.mkfifo(meta / "entry_points.txt")
+    out = scenario(
+        """
+        import json, fixpkg.runtime.jit as jit
+        from flagtree_spec._entrypoints import scan
+        print(json.dumps([jit.WHERE, scan()]))
+        """,
+        env={"FLAGTREE_BACKEND": "alpha"},
+        path=(SOURCE_PY, site),
+        timeout=30,
+    )
+    assert out == ["alpha", []]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fingerprint_of_a_spec_root_holding_a_fifo_never_hangs(tmp_path):
+    root = tmp_path / "spec"
+    (root / "fixpkg").mkdir(parents=True)
+    os.mkfifo(root / "fixpkg" / "pipe")
+    out = scenario(FINGERPRINT, env={"FLAGTREE_SPEC_PATH": str(root)}, timeout=30)
+    assert len(out) == 64
+
+
+SPAWNED_HOOK = """
+import json, multiprocessing, pickle, sys
+sys.path.insert(0, {helper!r})
+import spawn_init
+
+
+def main():
+    from flagtree_spec import activate, spec_func
+    import fixpkg
+    activate("alpha,beta")
+    data = pickle.dumps(spec_func("init_language"))
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(1)
+    bare = pool.apply(spawn_init.try_call, (data,))
+    pool.close()
+    pool.join()
+    pool = ctx.Pool(1, initializer=spawn_init.init, initargs=("alpha,beta",))
+    initialised = pool.apply(spawn_init.call, (data,))
+    pool.close()
+    pool.join()
+    print(json.dumps([bare, initialised]))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_hook_pickled_to_a_spawn_worker_after_activate_needs_the_state_there(tmp_path):
+    """The documented limit: activate() does not reach a child; a clear error says so."""
+    helper = str(Path(__file__).resolve().parent.parent / "fixtures" / "spawn_helper")
+    script = tmp_path / "main.py"
+    script.write_text(SPAWNED_HOOK.format(helper=helper))
+    out = scenario(
+        f"import runpy; runpy.run_path({str(script)!r}, run_name='__main__')", timeout=120
+    )
+    bare, initialised = out
+    assert bare[0] == "ModuleNotFoundError"
+    assert "hook module of backend 'alpha'" in bare[1]
+    assert "activate() does not reach child processes" in bare[1]
+    assert initialised == "alpha"
+
+
+def test_check_on_a_declaration_nested_20000_levels_exits_2_with_one_line(tmp_path):
+    import shutil
+    import subprocess
+
+    from conftest import SOURCE, clean_env
+
+    repo = tmp_path / "repo"
+    shutil.copytree(SOURCE, repo, ignore=shutil.ignore_patterns("__pycache__"))
+    declaration = repo / "third_party" / "alpha" / "backend" / "spec" / "flagtree_spec.json"
+    declaration.write_text("[" * 20000 + "]" * 20000)
+    env = clean_env()
+    env["PYTHONPATH"] = LIBRARY
+    proc = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", "check", "-b", "alpha"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert line == (
+        f"flagtree-spec check: error: backend declaration {declaration}: nested too deeply "
+        'to read; a declaration is a flat object like {"mirror": "triton"}'
+    )

@@ -434,3 +434,17 @@ def test_inherit_getsource_of_a_class_the_override_defines_reads_the_lower_file(
         # The lower file's class of the same name, or none.
         assert out["square"] == "class Square:\n    sides = 4\n"
         assert out["hexagon"] == "OSError: could not find class definition"
+
+
+def test_inherit_under_python_m_keeps_the_module_reachable_under_its_spec_name():
+    """Dataclasses, pickling and get_type_hints of lower-defined classes work under -m."""
+    proc = run_module("inhpkg.records", "low")
+    out = json.loads(proc.stdout)
+    assert out == {
+        "hints_at_import": ["tag", "x"],
+        "round_trip_at_import": "Point",
+        "hints": ["tag", "x"],
+        "round_trip": [True, 2],
+        "module": "inhpkg.records",
+        "same_module": True,
+    }

@@ -655,3 +655,52 @@ def test_report_names_a_root_it_cannot_resolve_and_a_root_without_mirror(plugpkg
     lines = format_report(report)
     assert lines[0].startswith("root package nosuchpkg: root package 'nosuchpkg' is not")
     assert lines[-1] == "  no mirror tree: nothing to load"
+
+
+MANY_TESTS = '''
+import sys, types
+
+import pytest
+
+
+class Counting(types.ModuleType):
+    """A module of the root package that counts how often its namespace is read."""
+
+    reads = 0
+
+    def __getattribute__(self, name):
+        if name == "__dict__":
+            type(self).reads += 1
+        return super().__getattribute__(name)
+
+
+sys.modules["plugpkg.sentinel"] = Counting("plugpkg.sentinel")
+
+
+@pytest.mark.parametrize("i", range(40))
+def test_many(i):
+    import plugpkg.ops  # noqa: F401
+
+
+def test_zz_reads():
+    # The scan after each of the 40 tests looked only at what the test imported.
+    assert Counting.reads <= 2, Counting.reads
+'''
+
+
+def test_report_scan_after_each_test_costs_what_the_test_imported_not_all_of_sys_modules(
+    project,
+):
+    project.makepyfile(test_many=MANY_TESTS)
+    result = run(
+        project,
+        "-p",
+        "no:randomly",
+        "test_many.py",
+        "--flagtree-backend=fast",
+        "--flagtree-report",
+        kind="fast",
+        layers="layers fast",
+    )
+    result.assert_outcomes(passed=41)
+    result.stdout.fnmatch_lines(["*flagtree_spec override report*"])

@@ -270,6 +270,89 @@ def test_run_children_that_cannot_import_the_library_get_it_from_the_startup_fol
     assert (proc.stdout.strip(), proc.stderr) == ("zeta", "")
 
 
+# ------------------------------------------------------------------ what children inherit
+
+SPEC_ZETA = BACKENDS / "third_party" / "zeta" / "backend" / "spec"
+
+CHILD_ELSEWHERE = """
+import json, subprocess, sys
+code = "import unmodpkg.runtime.jit as j; print(j.WHERE)"
+out = subprocess.run([sys.executable, "-c", code], cwd={cwd!r}, capture_output=True, text=True,
+                     check=True).stdout.strip()
+print(json.dumps(out))
+"""
+
+
+def test_run_exports_a_relative_flagtree_spec_path_as_an_absolute_one(tmp_path: Path) -> None:
+    """A child started in another folder must find the same spec roots."""
+    script = tmp_path / "prog.py"
+    script.write_text(CHILD_ELSEWHERE.format(cwd=str(tmp_path)))
+    relative = os.path.relpath(SPEC_ZETA, NEUTRAL)
+    out = last_json(
+        cli("run", "--root", "unmodpkg", str(script), env={"FLAGTREE_SPEC_PATH": relative})
+    )
+    assert out == "zeta"
+
+
+SHOW_PATHS = """
+import json, subprocess, sys
+child = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path))"],
+                       capture_output=True, text=True, check=True).stdout
+print(json.dumps({"main": sys.path, "child": json.loads(child)}))
+"""
+
+SAFE_PATH = sys.version_info >= (3, 11)
+
+
+@pytest.mark.parametrize(
+    ("flags", "env"),
+    [
+        pytest.param((), {}, id="plain"),
+        pytest.param(("-I",), {}, id="-I"),
+        pytest.param(
+            ("-P",),
+            {},
+            id="-P",
+            marks=pytest.mark.skipif(not SAFE_PATH, reason="-P is new in CPython 3.11"),
+        ),
+        pytest.param(
+            (),
+            {"PYTHONSAFEPATH": "1"},
+            id="PYTHONSAFEPATH",
+            marks=pytest.mark.skipif(not SAFE_PATH, reason="PYTHONSAFEPATH is new in 3.11"),
+        ),
+        pytest.param((), {"EMPTY_ENTRIES": "1"}, id="empty-PYTHONPATH-entries"),
+    ],
+)
+def test_run_leaves_sys_path_of_the_program_and_its_children_as_without_run(
+    tmp_path: Path, flags: tuple[str, ...], env: dict[str, str]
+) -> None:
+    script = tmp_path / "prog.py"
+    script.write_text(SHOW_PATHS)
+    full_env = clean_env(ENV)
+    entries = [str(SRC), LIBRARY]
+    if env.pop("EMPTY_ENTRIES", None):
+        entries = ["", str(SRC), "", LIBRARY, ""]
+    full_env["PYTHONPATH"] = os.pathsep.join(entries)
+    full_env.update(env)
+
+    def paths(*args: str) -> object:
+        proc = subprocess.run(
+            [sys.executable, *flags, *args],
+            env=full_env,
+            cwd=NEUTRAL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return last_json(proc)
+
+    plain = paths(str(script))
+    under_run = paths("-m", "flagtree_spec", "run", "--root", "unmodpkg", str(script))
+    assert under_run == plain
+
+
 @pytest.mark.parametrize("flags", [(), ("-W", "error")])
 def test_run_m_pytest_under_warnings_as_errors_runs_the_suite(flags):
     # run imports the library before pytest starts, so pytest cannot rewrite the asserts of

@@ -40,7 +40,23 @@ class HookFinder:
         from .._state import private_hook_root
 
         root = private_hook_root(fullname)
-        if root is None or root.hooks is None:
+        if root is None and path is None:
+            return None  # a probe (find_spec called by hand): nothing here
+        if root is None:
+            # An import (the import system passes this package's __path__) of a
+            # private name no state knows: typically unpickling, in a child process,
+            # an object defined in a hook module, where the child's state lacks it.
+            backend = tail.rpartition("_")[0] or tail
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: it is the hook module of backend {backend!r} "
+                "(or of a spec root), and the state of no root package imported in this "
+                "process includes it (typically an object of a hook module unpickled in a child "
+                "process). Import the root package before unpickling; activate() does not "
+                "reach child processes: set FLAGTREE_BACKEND (or FLAGTREE_SPEC_PATH) in their "
+                "environment, or call activate() in the child (a Pool initializer)",
+                name=fullname,
+            )
+        if root.hooks is None:
             return None
         locations = [os.path.dirname(root.hooks)] if root.hooks_package else None
         return spec_from_file_location(fullname, root.hooks, submodule_search_locations=locations)
