@@ -14,61 +14,23 @@ modules and 300 overrides, (b) at most 2.0x (a).
 
 from __future__ import annotations
 
-import ast
 import os
 import statistics
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._static.check import check
-from flagtree_spec._static.model import load
+from treegen import PER_PACKAGE, module_text, parse_files
 
-PER_PACKAGE = 20
+from flagtree_spec._tools.check.driver import check
+from flagtree_spec._tools.model.model import load
+
 FRAGMENTS = 10
 HOOKS_PER_FRAGMENT = 5
 REPEATS = 5
-MODULE = '''"""Module {i} of package {p}."""
-
-from __future__ import annotations
-
-import os
-from flagtree_spec import spec
-from .m{prev} import helper_{prev}, Thing{prev}
-
-
-class Thing{i}:
-    """A class with a few methods."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def double(self) -> int:
-        return self.value * 2
-
-    def path(self) -> str:
-        return os.path.join("a", str(self.value))
-
-
-def helper_{i}(x: int, y: int = 2) -> int:
-    total = 0
-    for k in range(x):
-        if k % y:
-            total += k
-        else:
-            total -= helper_{prev}(k, 3) if k > 100 else 1
-    return total
-
-
-def use_{i}() -> object:
-    spec("hook_{hook}", {i}, y=2)
-    return Thing{prev}(helper_{i}(3))
-
-
-CONSTANT_{i} = {{"name": "m{i}", "size": {i}, "tags": ["x", "y", "z"]}}
-'''
 
 
 def generate(base: str, modules: int, overrides: int) -> str:
@@ -88,7 +50,7 @@ def generate(base: str, modules: int, overrides: int) -> str:
             f.write(spec)
         for i in range(PER_PACKAGE):
             hook = (p * PER_PACKAGE + i) % (FRAGMENTS * HOOKS_PER_FRAGMENT)
-            text = MODULE.format(i=i, p=p, prev=(i - 1) % PER_PACKAGE, hook=hook)
+            text = module_text(i, p, hook)
             with open(os.path.join(folder, f"m{i}.py"), "w") as f:
                 f.write(text)
             index = p * PER_PACKAGE + i
@@ -109,14 +71,7 @@ def generate(base: str, modules: int, overrides: int) -> str:
 
 
 def parse_all(base: str) -> int:
-    count = 0
-    for dirpath, _, filenames in os.walk(base):
-        for name in filenames:
-            if name.endswith(".py"):
-                with open(os.path.join(dirpath, name), "rb") as f:
-                    ast.parse(f.read())
-                count += 1
-    return count
+    return parse_files([base])
 
 
 def run_check(base: str) -> int:

@@ -27,9 +27,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_check import generate, parse_all
 
-from flagtree_spec._static import lock
-from flagtree_spec._static.check import check
-from flagtree_spec._static.model import load
+from flagtree_spec._tools.check.driver import check
+from flagtree_spec._tools.model.model import load
+from flagtree_spec._tools.upgrade import lock
 
 ROUNDS = 5
 INHERITING = """from flagtree_spec import inherit

@@ -15,62 +15,20 @@ Exit code 1 when the target is missed.
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 import tempfile
 import time
 from typing import Callable
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flagtree_spec._static.migrate import make_plan
+from treegen import PER_PACKAGE, module_text, parse_files, write
 
-PER_PACKAGE = 20
+from flagtree_spec._tools.migrate.plan import make_plan
+
 ROUNDS = 5
-MODULE = '''"""Module {i} of package {p}."""
-
-from __future__ import annotations
-
-import os
-from .m{prev} import helper_{prev}, Thing{prev}
-
-
-class Thing{i}:
-    """A class with a few methods."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def double(self) -> int:
-        return self.value * 2
-
-    def path(self) -> str:
-        return os.path.join("a", str(self.value))
-
-
-def helper_{i}(x: int, y: int = 2) -> int:
-    total = 0
-    for k in range(x):
-        if k % y:
-            total += k
-        else:
-            total -= helper_{prev}(k, 3) if k > 100 else 1
-    return total
-
-
-def use_{i}() -> object:
-    return Thing{prev}(helper_{i}(3))
-
-
-CONSTANT_{i} = {{"name": "m{i}", "size": {i}, "tags": ["x", "y", "z"]}}
-'''
-
-
-def write(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def generate(base: str, modules: int) -> tuple[str, str, str]:
@@ -81,7 +39,7 @@ def generate(base: str, modules: int) -> tuple[str, str, str]:
     write(os.path.join(fork, "__init__.py"), '"""Root."""\n')
     for index in range(modules):
         p, i = divmod(index, PER_PACKAGE)
-        text = MODULE.format(i=i, p=p, prev=(i - 1) % PER_PACKAGE)
+        text = module_text(i, p)
         if i == 0:
             write(os.path.join(trunk, f"pkg{p}", "__init__.py"), "")
             write(os.path.join(fork, f"pkg{p}", "__init__.py"), "")
@@ -102,16 +60,7 @@ def generate(base: str, modules: int) -> tuple[str, str, str]:
 
 
 def parse_both(fork: str, trunk: str) -> int:
-    count = 0
-    for top in (trunk, fork):
-        for dirpath, _, filenames in os.walk(top):
-            for name in filenames:
-                path = os.path.join(dirpath, name)
-                if name.endswith(".py") and not os.path.islink(path):
-                    with open(path, "rb") as f:
-                        ast.parse(f.read())
-                    count += 1
-    return count
+    return parse_files([trunk, fork], links=False)
 
 
 def timed(func: Callable[[], object]) -> float:

@@ -2,8 +2,8 @@
 
 Each command lives in the module of its concept and registers itself here
 through an ``add_commands(subparsers)`` function: ``run`` and ``autostart``
-in the runtime (``_run``), the offline commands in ``_static.cli``,
-``_static.lock_cli`` and ``_static.migrate_cli``.
+in the runtime (``_run``), the offline commands in ``_tools.cli``
+(``commands`` and ``upgrade``) and ``_tools.migrate.cli``.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
     if tools:
-        from ._static import cli as static_cli
-        from ._static import lock_cli
+        from ._tools.cli import commands as static_commands
+        from ._tools.cli import upgrade as upgrade_commands
 
-        static_cli.add_commands(commands)
-        lock_cli.add_commands(commands)
+        static_commands.add_commands(commands)
+        upgrade_commands.add_commands(commands)
     return parser
 
 

@@ -320,7 +320,7 @@ class _Recorder:
                 sorted(self.inherited),
             )
             return
-        from ._static.usage import build_report
+        from ._tools.cli.report import build_report
 
         self.report = build_report(self.roots, self.auto, self.origins, self.inherited)
         if self.settings.stack is not None:
@@ -339,7 +339,7 @@ class _Recorder:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None or "term" not in self.settings.reports:
             return
-        from ._static.usage import format_report
+        from ._tools.cli.report import format_report
 
         terminalreporter.section("flagtree_spec override report")
         for line in format_report(self.report):

@@ -351,7 +351,7 @@ def test_api_page_has_a_section_for_every_public_name():
 
 
 def test_command_line_page_shows_every_check_code_in_real_output():
-    from flagtree_spec._static.rules import RULES
+    from flagtree_spec._tools.check.driver import RULES
 
     shown = set()
     for block in blocks(REPO / "docs" / "cli.md"):

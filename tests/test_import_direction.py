@@ -1,8 +1,8 @@
 """The runtime never imports the offline tools, nor the modules only the tools need.
 
 The runtime (``spec_path``, discovery, selection, hooks, ``inherit``) runs
-inside every trunk import; the tools (``flagtree_spec._static``) read files
-offline and may import ``ast``, ``argparse``, ``difflib`` and ``json``
+inside every trunk import; the tools (``flagtree_spec._tools``) read files
+offline and may import ``ast``, ``argparse``, ``difflib``, ``json`` and the TOML readers
 freely.  Imports go one way: tools -> runtime.  The runtime imports ``json``
 only to read a declaration file, ``ast`` only to read a
 ``_flagtree_backend.py`` marker (a ``<spec root>/R/__init__.py`` hook package
@@ -25,9 +25,9 @@ from conftest import FIXTURES, SOURCE_PY, run_python
 import flagtree_spec
 from flagtree_spec._discovery import hook_module_name
 
-TOOLS = "flagtree_spec._static"
+TOOLS = "flagtree_spec._tools"
 FLAG_HOOKS = FIXTURES / "hook_convention/third_party/flag/backend/spec/hcpkg/__init__.py"
-HEAVY = ("ast", "argparse", "difflib", "json")
+HEAVY = ("ast", "argparse", "difflib", "json", "tomllib", "tomli")
 
 # The child forgets whatever the interpreter loaded at start-up (a coverage
 # tracer may have imported json or ast already), so that every import of these
@@ -144,7 +144,7 @@ def test_runtime_imports_difflib_only_to_warn_about_a_misspelled_backend() -> No
 
 
 def _imports_tools(tree: ast.Module, package: str) -> list[int]:
-    """Lines of *tree*, a module of *package*, that import ``flagtree_spec._static``."""
+    """Lines of *tree*, a module of *package*, that import ``flagtree_spec._tools``."""
     lines = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -164,7 +164,7 @@ def test_no_runtime_module_imports_the_tools_except_the_command_line_and_the_pyt
 ):
     package = Path(flagtree_spec.__file__).parent
     runtime = [
-        p for p in sorted(package.rglob("*.py")) if "_static" not in p.relative_to(package).parts
+        p for p in sorted(package.rglob("*.py")) if "_tools" not in p.relative_to(package).parts
     ]
     assert package / "_path.py" in runtime and package / "_cli.py" in runtime
     offenders = {}
@@ -185,7 +185,7 @@ def test_run_command_loads_no_tool_into_the_program_it_runs(tmp_path: Path) -> N
     script.write_text(
         "import sys\n"
         "import fixpkg.runtime.jit as jit\n"
-        "tools = sorted(m for m in sys.modules if m.startswith('flagtree_spec._static'))\n"
+        "tools = sorted(m for m in sys.modules if m.startswith('flagtree_spec._tools'))\n"
         "print(repr((jit.WHERE, tools)))\n"
     )
     proc = run_python(

@@ -528,7 +528,7 @@ def test_importer_is_named_by_the_module_that_refers_to_the_root_package(
 
 
 def test_report_names_a_root_it_cannot_resolve_and_a_root_without_mirror(plugpkg_path):
-    from flagtree_spec._static.usage import build_report, format_report
+    from flagtree_spec._tools.cli.report import build_report, format_report
 
     report = build_report(["nosuchpkg", "plugpkg"], (), set(), set())
     assert report["roots"][0]["root"] == "nosuchpkg"

@@ -32,7 +32,7 @@ from typing import Any, Union
 import treegen
 from hypothesis import strategies as st
 
-from flagtree_spec._static import hooks as static_hooks
+from flagtree_spec._tools.model import hooks as static_hooks
 
 HOOKS = ("h", "g", "k", "_u")
 MODULES = ("a", "b")

@@ -289,7 +289,7 @@ def test_unknown_select_code_is_usage_error(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_every_documented_code_has_a_fixture() -> None:
-    from flagtree_spec._static.check import CODES
+    from flagtree_spec._tools.check.driver import CODES
 
     scenarios = {p.name.split("_")[0].upper() for p in CHECK.iterdir()}
     assert set(CODES) <= scenarios

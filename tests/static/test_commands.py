@@ -13,7 +13,7 @@ import pytest
 from cli_support import make, run
 
 from flagtree_spec._cli import main
-from flagtree_spec._static.source import Source
+from flagtree_spec._tools.model.source import Source
 
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 LIBRARY = str(Path(__import__("flagtree_spec").__file__).resolve().parent.parent)

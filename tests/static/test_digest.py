@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flagtree_spec._static.digest import analyse, digest_text
+from flagtree_spec._tools.upgrade.digest import analyse, digest_text
 
 DIGEST = Path(__file__).resolve().parent.parent.parent / "fixtures" / "digest"
 

@@ -8,8 +8,8 @@ from typing import Optional
 
 import pytest
 
-from flagtree_spec._static.finder import Folder
-from flagtree_spec._static.hooks import (
+from flagtree_spec._tools.model.finder import Folder
+from flagtree_spec._tools.model.hooks import (
     DEFINED,
     NOT_DEFINED,
     UNKNOWN,

@@ -10,7 +10,7 @@ import pytest
 from cli_support import make, run
 from upgrade_support import LOCK, MIRROR, TRUNK, UPGRADE, git, upgrade_repo
 
-from flagtree_spec._static import lock
+from flagtree_spec._tools.upgrade import lock
 
 
 def test_lock_records_counterpart_digest_blob_trunk_version_and_replaced_definitions(

@@ -274,7 +274,7 @@ def test_add_spec_path_goes_before_the_first_other_import(
 
 
 def test_add_spec_path_without_docstring_keeps_leading_comments(tmp_path: Path) -> None:
-    from flagtree_spec._static.migrate_apply import insert_spec_path
+    from flagtree_spec._tools.migrate.apply import insert_spec_path
 
     init = tmp_path / "__init__.py"
     init.write_text("# -*- coding: utf-8 -*-\n# licence\nimport os\n")
@@ -413,7 +413,7 @@ def test_minimize_apply_needs_a_clean_committed_copy(
 
 _INTERRUPTED = """
 import sys
-from flagtree_spec._static import migrate_apply
+from flagtree_spec._tools.migrate import apply as migrate_apply
 from flagtree_spec._cli import main
 
 def stop(k):

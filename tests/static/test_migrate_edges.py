@@ -12,9 +12,9 @@ import pytest
 from cli_support import make, run
 from conftest import FIXTURES
 
-from flagtree_spec._static.migrate import same_tree
-from flagtree_spec._static.migrate_apply import insert_spec_path
-from flagtree_spec._static.minimize import minimize
+from flagtree_spec._tools.migrate.apply import insert_spec_path
+from flagtree_spec._tools.migrate.minimize import minimize
+from flagtree_spec._tools.migrate.plan import same_tree
 
 REPO = FIXTURES / "migrate_repo"
 COPY = "third_party/acme/python/minitri"
@@ -234,7 +234,7 @@ def test_more_unusable_inputs(repo: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_insert_spec_path_into_unusual_files(tmp_path: Path) -> None:
-    from flagtree_spec._static.model import InputError
+    from flagtree_spec._tools.model.model import InputError
 
     broken = tmp_path / "broken.py"
     broken.write_text("def (:\n")

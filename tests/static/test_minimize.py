@@ -13,7 +13,7 @@ import pytest
 from cli_support import run
 from conftest import FIXTURES, run_python
 
-from flagtree_spec._static.minimize import Minimized, minimize, prove
+from flagtree_spec._tools.migrate.minimize import Minimized, minimize, prove
 
 BASE = """\
 import os

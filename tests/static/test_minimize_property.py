@@ -28,7 +28,7 @@ from conftest import LIBRARY, NEUTRAL, clean_env
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from flagtree_spec._static.minimize import minimize
+from flagtree_spec._tools.migrate.minimize import minimize
 
 KINDS = ("func", "class", "sub", "deco", "decorated", "table", "value", "default")
 # Which kind of earlier definition each capturing kind refers to.

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from cli_support import make, run
 
-from flagtree_spec._static.check import CODES
-from flagtree_spec._static.rules import RULES
+from flagtree_spec._tools.check.driver import CODES, RULES
 
 SPEC = "from flagtree_spec import spec_path\n\nspec_path(__path__)\n"
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "check.md"

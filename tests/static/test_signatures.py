@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from flagtree_spec._static.signatures import Signature, bind_error, signature_of
+from flagtree_spec._tools.check.signatures import bind_error
+from flagtree_spec._tools.model.calls import Signature, signature_of
 
 NAMES = ("a", "b", "c", "d", "e")
 
@@ -114,7 +115,7 @@ def test_signature_describe_shows_the_parameter_list() -> None:
 
 
 def test_dispatchers_follow_aliases_and_guarded_imports() -> None:
-    from flagtree_spec._static.signatures import dispatchers, hook_calls
+    from flagtree_spec._tools.model.calls import dispatchers, hook_calls
 
     tree = ast.parse(
         "try:\n    from flagtree_spec import spec\nexcept ImportError:\n    spec = None\n"
@@ -135,7 +136,7 @@ def test_dispatchers_follow_aliases_and_guarded_imports() -> None:
 
 
 def test_hook_calls_finds_what_a_full_walk_finds() -> None:
-    from flagtree_spec._static.signatures import hook_calls
+    from flagtree_spec._tools.model.calls import hook_calls
 
     text = (
         "from flagtree_spec import spec, spec_func\n"

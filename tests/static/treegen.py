@@ -12,7 +12,7 @@ overrides, added modules and sub-packages, package-init overrides with and
 without ``spec_path``, mirror folders without ``__init__`` next to trunk
 modules, stray ``.pyc`` files, excluded names.  :func:`import_all` imports
 every module of many trees in one fresh interpreter; :func:`disagreements`
-compares what happened with :class:`flagtree_spec._static.model.Model`.
+compares what happened with :class:`flagtree_spec._tools.model.model.Model`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 from hypothesis import strategies as st
 
 import flagtree_spec
-from flagtree_spec._static import model as _model
+from flagtree_spec._tools.model import model as _model
 
 ALPHABET = ("a", "b", "c")
 BACKENDS = ("alpha", "beta", "gamma")

@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Optional
 
-from .._discovery import SpecRoot
+from ..._discovery import SpecRoot
+from ..model.model import InputError, Model
 from . import git
 from .digest import Analysis, analyse
-from .model import InputError, Model
 
 __all__ = [
     "LOCK_NAME",

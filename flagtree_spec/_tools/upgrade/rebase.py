@@ -24,7 +24,8 @@ import tokenize
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Optional
 
-from .._discovery import SpecRoot
+from ..._discovery import SpecRoot
+from ..model.model import InputError, Model
 from . import git
 from .digest import Analysis, analyse, digest_text
 from .lock import (
@@ -38,7 +39,6 @@ from .lock import (
     read,
     write_atomic,
 )
-from .model import InputError, Model
 
 __all__ = ["Outcome", "apply", "plan"]
 

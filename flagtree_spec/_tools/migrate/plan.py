@@ -16,7 +16,7 @@ names a ``base`` that has one, else the trunk's file):
               files): moved under ``migrate-leftovers/``, outside every spec
               root, with what to do about it.
 
-:func:`.migrate_apply.apply` carries the plan out: ``git mv`` inside a git work tree, so
+:func:`.apply.apply` carries the plan out: ``git mv`` inside a git work tree, so
 history follows; a file that differs from its counterpart is never
 deleted; afterwards nothing under the fork can load.  Every step leaves each
 file readable at one of its locations, so an interrupted run is completed
@@ -33,9 +33,9 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, Optional
 
+from ..model.model import InputError
+from ..model.source import Source
 from .minimize import minimize
-from .model import InputError
-from .source import Source
 
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 

@@ -16,9 +16,9 @@ import shutil
 import tokenize
 from typing import Callable, Optional
 
-from .migrate import Plan, _git
-from .model import InputError
-from .source import Source
+from ..model.model import InputError
+from ..model.source import Source
+from .plan import Plan, _git
 
 __all__ = ["IDIOM", "apply", "insert_spec_path"]
 

@@ -14,15 +14,15 @@ import shutil
 import sys
 from typing import Any
 
-from . import lock, rebase
-from .cli import _DETECTION, _common, _guard, _model
-from .model import InputError
+from ..model.model import InputError
+from ..upgrade import lock, rebase
+from .options import add_command, model_from
 
 __all__ = ["add_commands"]
 
 
 def _lock(args: argparse.Namespace) -> int:
-    model = _model(args)
+    model = model_from(args)
     spec_root = lock.target(model)
     data = lock.build(model, spec_root)
     changed = lock.write(spec_root, data)
@@ -59,7 +59,7 @@ def _rebase(args: argparse.Namespace) -> int:
             "rebase merges with 'git merge-file', and git is not installed or not "
             "on PATH; install git"
         )
-    model = _model(args)
+    model = model_from(args)
     spec_root = lock.target(model)
     locked, outcomes = rebase.plan(model, spec_root, args.old_trunk)
     olds = {o.path: model.source(o.path).text for o in outcomes if o.text is not None}
@@ -104,30 +104,27 @@ def _rebase(args: argparse.Namespace) -> int:
 
 def add_commands(commands: Any) -> None:
     """Register ``lock`` and ``rebase``."""
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = commands.add_parser(
+    add_command(
+        commands,
         "lock",
+        _lock,
         help="record what each override was made against (flagtree_spec.lock)",
         description="Write flagtree_spec.lock into the spec root of the backend (the first of "
         "the stack): per override, a digest of the version it shadows (comments, blank lines "
         "and docstrings do not count), its git blob id, and for an override that calls "
         "inherit(globals()) one digest per definition it replaces. check reports what changed "
-        "since (FTS016); rebase merges it.\n\n" + _DETECTION,
-        formatter_class=formatter,
+        "since (FTS016); rebase merges it.",
     )
-    _common(parser)
-    parser.set_defaults(handler=_guard(_lock))
-
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "rebase",
+        _rebase,
         help="merge the trunk's changes since the lock into the overrides",
         description="Merge each override's counterpart changes since the lock three ways "
         "(git merge-file --diff3): base = the locked version (from its git blob, or "
         "--old-trunk), ours = the override, theirs = the version now. Inheriting overrides "
         "merge per replaced definition. Prints clean / conflict / unchanged and the diff per "
-        "override; writes nothing without --apply. Exit 1 when a conflict remains.\n\n"
-        + _DETECTION,
-        formatter_class=formatter,
+        "override; writes nothing without --apply. Exit 1 when a conflict remains.",
     )
     parser.add_argument(
         "--old-trunk",
@@ -139,5 +136,3 @@ def add_commands(commands: Any) -> None:
         action="store_true",
         help="write the merged files (atomically) and update the lock for clean merges",
     )
-    _common(parser)
-    parser.set_defaults(handler=_guard(_rebase))

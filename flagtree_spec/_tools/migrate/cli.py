@@ -8,14 +8,14 @@ import os
 import sys
 from typing import Any, Optional
 
-from .._config import parse_stack, read_declaration
-from .._discovery import discover
-from .._errors import SpecError
-from .check import Finding, check
-from .migrate import BaseTree, Plan, make_plan
-from .migrate_apply import apply
-from .model import InputError, load
-from .repo import RepoError, detect_repo
+from ..._config import parse_stack, read_declaration
+from ..._discovery import discover
+from ..._errors import SpecError
+from ..check.driver import Finding, check
+from ..model.model import InputError, load
+from ..model.repo import RepoError, detect_repo
+from .apply import apply
+from .plan import BaseTree, Plan, make_plan
 
 __all__ = ["add_commands"]
 

@@ -18,10 +18,10 @@ import json
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Optional
 
-from .._discovery import SpecRoot
+from ..._discovery import SpecRoot
+from ..model.model import Model
 from .digest import Analysis, analyse
 from .lock import Lock, Override, blob_id, option, overrides, read, replaced
-from .model import Model
 
 __all__ = ["Drift", "drift"]
 

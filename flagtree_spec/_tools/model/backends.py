@@ -20,8 +20,8 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .. import _entrypoints
-from .._discovery import _Finder, backend_traces, close_matches, existing_backends, looked_in
+from ... import _entrypoints
+from ..._discovery import _Finder, backend_traces, close_matches, existing_backends, looked_in
 
 __all__ = ["Absent", "absent_backends"]
 

@@ -12,10 +12,10 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from .. import _state
-from .._errors import SpecError
-from .cli import _states
-from .model import Model
+from ... import _state
+from ..._errors import SpecError
+from ..model.model import Model
+from ..model.overrides import list_rows
 
 __all__ = ["build_report", "format_report"]
 
@@ -50,7 +50,7 @@ def build_report(
             stack_source=state.source,
             auto=root in auto,
         )
-        rows = sorted(_states(model), key=lambda r: (r["module"].split("."), r["file"]))
+        rows = sorted(list_rows(model), key=lambda r: (r["module"].split("."), r["file"]))
         for row in rows:
             real = os.path.realpath(row["file"])
             row["loaded"] = real in origins

@@ -1,7 +1,7 @@
 """The static commands of ``flagtree-spec``: ``status``, ``which``, ``list``, ``check``, ``diff``.
 
-They build a :class:`~flagtree_spec._static.model.Model` from the trunk and spec
-roots named by the options (or detected), and never import or execute
+They build a :class:`~flagtree_spec._tools.model.model.Model` from the trunk and
+spec roots named by the options (:mod:`.options`, or detected), and never import or execute
 anything of the trunk or a backend.  Exit codes: 0 clean, 1 findings at
 error severity (``check``) or a module that would not import (``which``), 2
 usage or input error (a backend named with ``--backend`` or
@@ -18,112 +18,19 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
-from .._config import is_module_name
-from .check import CODES, Finding, check, excluded_by, select
-from .defdiff import DefinitionDiff, definition_diffs
-from .digest import analyse
-from .migrate_cli import add_commands as add_migrate
-from .model import InputError, Model, load
-from .pyproject import Settings, SettingsError, find_pyproject, read_settings
-from .source import Problem
+from ..._config import is_module_name
+from ..check.driver import CODES, Finding, check, select
+from ..migrate.cli import add_commands as add_migrate
+from ..model.model import InputError, Model
+from ..model.overrides import list_rows
+from ..model.source import Problem
+from ..upgrade.defdiff import DefinitionDiff, definition_diffs
+from ..upgrade.digest import analyse
+from .options import add_command, model_from, settings_from
 
 __all__ = ["add_commands"]
-
-_DETECTION = """\
-The trunk and the spec roots come from --trunk DIR (the root package's folder),
---package R (an installed package, found without importing it) or a FlagTree-style
-repository (--repo DIR, default the working directory: python/R and third_party/B/...;
-when python/ holds several packages, the one a backend's spec root mirrors, or --root R).
-The backend stack is --backend (else FLAGTREE_BACKEND, else the trunk's build-time
-marker); --spec-root DIR adds spec roots in front of the discovered ones. Nothing of
-the trunk or a backend is imported or executed.
-"""
-
-
-def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json")) -> None:
-    where = parser.add_argument_group("trunk and backends")
-    where.add_argument(
-        "--trunk", metavar="DIR", help="the root package's folder (holds __init__.py)"
-    )
-    where.add_argument("--package", metavar="R", help="an installed root package, e.g. triton")
-    where.add_argument("--repo", metavar="DIR", help="a FlagTree-style repository (default: .)")
-    where.add_argument(
-        "--root",
-        metavar="R",
-        action="append",
-        help="short for --trunk <repo>/python/R, to choose one of several packages in python/ "
-        "(one root per run)",
-    )
-    where.add_argument(
-        "-b",
-        "--backend",
-        metavar="B",
-        action="append",
-        default=[],
-        help="backend stack, highest first: 'a,b' or repeated (default: FLAGTREE_BACKEND, "
-        "else the marker)",
-    )
-    where.add_argument(
-        "--spec-root",
-        metavar="DIR",
-        action="append",
-        default=[],
-        help="a spec root folder, in front of the discovered ones (repeatable)",
-    )
-    where.add_argument(
-        "--auto",
-        action="store_true",
-        help="assume auto mode (flagtree-spec run / install()): every package is specialised",
-    )
-    parser.add_argument(
-        "--format", choices=formats, default="text", help="output format (default: text)"
-    )
-
-
-def _model(args: argparse.Namespace, settings: Optional[Settings] = None) -> Model:
-    roots = args.root or []
-    if len(roots) > 1:
-        raise InputError(
-            f"one root per run: --root given {len(roots)} times ({', '.join(roots)}); "
-            "run once per root"
-        )
-    return load(
-        trunk=args.trunk,
-        package=args.package,
-        repo=args.repo,
-        backends=args.backend,
-        spec_roots=args.spec_root,
-        auto=args.auto,
-        root=roots[0] if roots else None,
-        settings=settings,
-    )
-
-
-def _settings(args: argparse.Namespace) -> Optional[Settings]:
-    """The ``[tool.flagtree-spec]`` table of the nearest ``pyproject.toml``, if any."""
-    start = args.repo if args.repo is not None and os.path.isdir(args.repo) else os.getcwd()
-    path = find_pyproject(start)
-    if path is None:
-        return None
-    try:
-        return read_settings(path)
-    except SettingsError as exc:
-        raise InputError(str(exc)) from None
-
-
-def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn input errors into a message and exit code 2."""
-
-    def handler(args: argparse.Namespace) -> int:
-        try:
-            return run(args)
-        except InputError as exc:
-            print(f"flagtree-spec {args.command}: error: {exc}", file=sys.stderr)
-            return 2
-
-    return handler
 
 
 def _backends_present(model: Model, command: str) -> None:
@@ -149,7 +56,7 @@ def _dump(data: Any) -> None:
 
 
 def _status(args: argparse.Namespace) -> int:
-    model = _model(args)
+    model = model_from(args)
     roots = [
         {
             "path": os.path.abspath(r.path),
@@ -210,7 +117,7 @@ def _module_name(model: Model, name: str) -> str:
 
 
 def _which(args: argparse.Namespace) -> int:
-    model = _model(args)
+    model = model_from(args)
     _backends_present(model, "which")
     names = [_module_name(model, n) for n in args.modules]
     answers = [model.resolve(n) for n in names]
@@ -241,38 +148,10 @@ def _which(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- list
 
 
-def _states(model: Model) -> list[dict[str, Any]]:
-    rows = []
-    for spec_root, entry in model.mirror_files():
-        module = model.resolve(entry.name)
-        live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
-            entry.path
-        )
-        lower = model.lower_version(entry.name) if live else None
-        if excluded_by(model, spec_root, entry.name):
-            state = "excluded"
-        elif live:
-            state = "override" if lower is not None or model.trunk_only(entry.name) else "added"
-        elif entry.path in module.candidates:
-            state = "shadowed"
-        else:
-            state = "dead"
-        rows.append(
-            {
-                "module": entry.name,
-                "file": entry.path,
-                "backend": spec_root.backend,
-                "state": state,
-                "shadows": lower,
-            }
-        )
-    return rows
-
-
 def _list(args: argparse.Namespace) -> int:
-    model = _model(args)
+    model = model_from(args)
     _backends_present(model, "list")
-    rows = _states(model)
+    rows = list_rows(model)
     _report_problems(model.problems)
     if args.format == "json":
         _dump(rows)
@@ -312,7 +191,7 @@ def _print_findings(findings: Sequence[Finding], fmt: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from(args)
     table = f"[tool.flagtree-spec] in {settings.path}:" if settings else ""
     # Command-line options win over the table.
     if args.select or settings is None:
@@ -327,7 +206,7 @@ def _check(args: argparse.Namespace) -> int:
         (pattern, _codes(codes, f"{table} per-file-ignores {pattern!r}"))
         for pattern, codes in (settings.per_file_ignores if settings else ())
     ]
-    model = _model(args, settings)
+    model = model_from(args, settings)
     _backends_present(model, "check")
     if not model.spec_roots and not model.absent:
         print(
@@ -383,7 +262,7 @@ def _read(model: Model, path: str) -> list[str]:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    model = _model(args)
+    model = model_from(args)
     _backends_present(model, "diff")
     name = _module_name(model, args.module)
     module = model.resolve(name)
@@ -462,50 +341,44 @@ _CHECK_EPILOG = (
 
 def add_commands(commands: Any) -> None:
     """Register ``status``, ``which``, ``list``, ``check``, ``diff`` and ``migrate``."""
-    formatter = argparse.RawDescriptionHelpFormatter
-    parser = commands.add_parser(
+    add_command(
+        commands,
         "status",
+        _status,
         help="show the backend stack, spec roots and hook modules",
         description="Show the root package, the backend stack (and why), the spec roots, their "
-        "mirror trees and hook modules.\n\n" + _DETECTION,
-        formatter_class=formatter,
+        "mirror trees and hook modules.",
     )
-    _common(parser)
-    parser.set_defaults(handler=_guard(_status))
-
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "which",
+        _which,
         help="which file each module would load, and what it shadows",
         description="Print the file each MODULE would load (a package's __init__) and the chain "
         "of candidates below it, highest first.\nJSON: a list of "
         '{"module", "file", "candidates"}; file is null when the module would not import.\n'
-        "Exit code 1 when a MODULE would not import.\n\n" + _DETECTION,
-        formatter_class=formatter,
+        "Exit code 1 when a MODULE would not import.",
     )
     parser.add_argument("modules", nargs="+", metavar="MODULE", help="full dotted module name")
-    _common(parser)
-    parser.set_defaults(handler=_guard(_which))
-
-    parser = commands.add_parser(
+    add_command(
+        commands,
         "list",
+        _list,
         help="list every override and added module with its state",
         description="List every file of every mirror tree with its state: override (loads, "
         "shadows a lower version), added (loads, no trunk counterpart), shadowed (a higher "
-        "backend wins), excluded, or dead (never loads; see check).\n\n" + _DETECTION,
-        formatter_class=formatter,
+        "backend wins), excluded, or dead (never loads; see check).",
     )
-    _common(parser)
-    parser.set_defaults(handler=_guard(_list))
-
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "check",
+        _check,
         help="lint the spec trees (exit 1 on errors)",
         description="Lint the mirror trees and hook modules of the active backend stack. Output "
-        "lines are 'path:line:col: CODE message'.\n\n" + _DETECTION,
+        "lines are 'path:line:col: CODE message'.",
+        formats=("text", "json", "github"),
         epilog=_CHECK_EPILOG,
-        formatter_class=formatter,
     )
-    _common(parser, ("text", "json", "github"))
     parser.add_argument(
         "--select",
         action="append",
@@ -526,17 +399,14 @@ def add_commands(commands: Any) -> None:
         default="error",
         help="the lowest severity that makes the exit code 1 (default: error)",
     )
-    parser.set_defaults(handler=_guard(_check))
-
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "diff",
+        _diff,
         help="unified diff of an override against the version it shadows",
         description="Print a unified diff of the file MODULE loads against the version it "
-        "shadows (the next one down the chain).\n\n" + _DETECTION,
-        formatter_class=formatter,
+        "shadows (the next one down the chain).",
     )
     parser.add_argument("module", metavar="MODULE", help="full dotted module name")
-    _common(parser)
-    parser.set_defaults(handler=_guard(_diff))
 
     add_migrate(commands)

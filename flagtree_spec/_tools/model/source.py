@@ -16,7 +16,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .signatures import Dispatch, HookCall, dispatchers, hook_calls
+from .calls import Dispatch, HookCall, dispatchers, hook_calls
 
 __all__ = [
     "Facts",
@@ -369,7 +369,7 @@ class Source:
 
     def hook_calls(self) -> list[HookCall]:
         """Every ``spec("hook", ...)`` / ``spec_func("hook")`` call, and calls of this
-        module's other names for them (see :func:`.signatures.dispatchers`)."""
+        module's other names for them (see :func:`.calls.dispatchers`)."""
         if self._hooks is None:
             self._hooks = []
             self._dispatch = {}

@@ -34,15 +34,16 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
-from .. import _entrypoints
-from .._config import is_module_name, parse_stack, read_marker
-from .._discovery import SpecRoot, discover, explicit_roots
-from .._errors import SpecError
+from ... import _entrypoints
+from ..._config import is_module_name, parse_stack, read_marker
+from ..._discovery import SpecRoot, discover, explicit_roots
+from ..._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
 from .hooks import HookModule
-from .pyproject import Settings
+from .overrides import MirrorFile, mirror_file
 from .repo import RepoError, detect_repo
+from .settings import Settings
 from .source import Problem, Source, SpecPathCall
 
 __all__ = ["Entry", "InputError", "Model", "Module", "detect_repo", "load"]
@@ -109,6 +110,7 @@ class Model:
         self._trees: dict[str, list[Entry]] = {}
         self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
         self._fragments: Optional[frozenset[str]] = None
+        self._overrides: Optional[list[MirrorFile]] = None
 
     # -- files
 
@@ -396,6 +398,19 @@ class Model:
             for entry in self.tree(mirror):
                 if entry.kind != "folder":
                     yield spec_root, entry
+
+    def overrides(self) -> Iterator[MirrorFile]:
+        """The facts of every file of every mirror tree (see :mod:`.overrides`), in the
+        order of :meth:`mirror_files`, each computed once."""
+        if self._overrides is not None:
+            yield from self._overrides
+            return
+        done = []
+        for spec_root, entry in self.mirror_files():
+            found = mirror_file(self, spec_root, entry)
+            done.append(found)
+            yield found
+        self._overrides = done
 
     def trunk_only(self, name: str) -> Optional[str]:
         """The file module *name* (below the root) would load if no backend were active."""

@@ -1,6 +1,6 @@
 """The statements of a hook package's modules, executed on a model of their namespaces.
 
-:class:`~flagtree_spec._static.hooks.HookModule` answers which hooks a hook
+:class:`~flagtree_spec._tools.model.hooks.HookModule` answers which hooks a hook
 module defines; the :class:`_Executor` here runs the top-level statements of
 one module of the hook package, in order, binding names as Python does
 (:class:`Binding`), and asks the hook module to run every module of the
@@ -14,7 +14,7 @@ import builtins
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from .signatures import Signature, signature_of
+from .calls import Signature, signature_of
 from .source import call_name
 
 if TYPE_CHECKING:  # the hook module runs the executor and answers its imports

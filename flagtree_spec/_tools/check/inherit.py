@@ -2,7 +2,7 @@
 
 After ``inherit(globals())``, an override's ``__file__`` names the lowest
 version that ran, and an override can inherit only when a lower version
-exists.  They register in the one registry of :mod:`.rules`.
+exists.  They register in :mod:`.registry`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
-from .._discovery import close_matches
-from .model import Model
-from .rules import Hit, Rule, _inherits, _rel, _trunk_names, rule
-from .source import Source, call_name
+from ..._discovery import close_matches
+from ..model.model import Model
+from ..model.source import Source, call_name
+from .registry import Hit, Rule, _rel, _trunk_names, rule
 
 if TYPE_CHECKING:
-    from .check import MirrorFile
+    from ..model.overrides import MirrorFile
 
 __all__: list[str] = []
 
@@ -107,17 +107,10 @@ def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
 
 
 def _lowest_that_runs(mf: MirrorFile) -> str:
-    """The file ``__file__`` names after this override's ``inherit()``: the end of the chain."""
-    chain = mf.module.candidates
-    if not chain:
+    """The file ``__file__`` names after this override's ``inherit()``, for a message."""
+    lowest = mf.lowest
+    if lowest is None:
         return "none: inherit() fails here, there is no lower version"
-    index = 0
-    while index + 1 < len(chain) and chain[index].endswith(".py"):
-        lower = mf.model.source(chain[index])
-        if lower.tree is None or not lower.facts().inherits:
-            break
-        index += 1
-    lowest = chain[index]
     return _rel(mf.model, lowest) if mf.model.origin_of(lowest) is not None else lowest
 
 
@@ -147,7 +140,7 @@ def _close_trunk_module(model: Model, name: str) -> list[str]:
 @rule("FTS017", "error", "a mirror module calls inherit() but has no lower version")
 class InheritWithoutLower(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
-        if mf.state != "live" or mf.lower is not None or not _inherits(mf):
+        if mf.state != "live" or mf.lower is not None or not mf.inherits:
             return
         assert mf.parsed is not None
         name, model = mf.entry.name, mf.model

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from .._config import read_declaration
-from .._errors import SpecError
+from ..._config import read_declaration
+from ..._errors import SpecError
 
 __all__ = ["RepoError", "detect_repo", "mirrored"]
 

@@ -1,9 +1,9 @@
 """The check rules about hook modules: FTS009, FTS012, FTS013 and FTS015.
 
-They read the hook modules as :mod:`.hooks` resolves them (names bound as the
-import system binds them, following fragments) and the trunk's hook calls
-from the facts of each source file.  They register in the one registry of
-:mod:`.rules`.
+They read the hook modules as the model resolves them
+(:mod:`flagtree_spec._tools.model.hooks`: names bound as the import system
+binds them, following fragments) and the trunk's hook calls from the facts of
+each source file.  They register in :mod:`.registry`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import ast
 import os
 from collections.abc import Iterator
 
-from .._discovery import SpecRoot
-from .hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
-from .model import Model, Module
-from .rules import Hit, Rule, _sources, rule
+from ..._discovery import SpecRoot
+from ..model.hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
+from ..model.model import Model, Module
+from ..model.source import Source, resolve_relative
+from .registry import Hit, Rule, _sources, rule
 from .signatures import bind_error
-from .source import Source, resolve_relative
 
 __all__: list[str] = []
 

@@ -1,0 +1,137 @@
+"""The check rules about the files of a spec root outside what loads: FTS014 (a
+symlink that leaves the spec root) and FTS018 (a ``.py`` file in no mirror tree
+and not part of the hook package).  They register in :mod:`.registry`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+
+from ..._config import read_declaration
+from ..._discovery import SpecRoot, close_matches
+from ..model.model import Model
+from .registry import Hit, Rule, _trunk_names, rule
+
+__all__: list[str] = []
+
+
+@rule("FTS014", "warning", "symlink in a spec root that leaves it")
+class SymlinkLeavesSpecRoot(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for spec_root in model.spec_roots:
+            for dirpath, dirnames, filenames in os.walk(spec_root.path):
+                for entry in sorted([*dirnames, *filenames]):
+                    path = os.path.join(dirpath, entry)
+                    if not os.path.islink(path):
+                        continue
+                    real = os.path.realpath(path)
+                    if real != spec_root.real and not real.startswith(spec_root.real + os.sep):
+                        yield Hit(
+                            path,
+                            1,
+                            1,
+                            f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
+                            "Python follows it, so copy the file in or remove the link",
+                        )
+
+
+@rule(
+    "FTS018",
+    "warning",
+    "a .py file in a spec root that belongs to no mirror tree and is not part of the hook package",
+)
+class StrayFile(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        trunk = set(_trunk_names(model))
+        for spec_root in model.spec_roots:
+            if spec_root.kind == "legacy":
+                continue  # a whole-tree copy: its other files are the old layout's
+            mirror = model.mirror_of(spec_root) if spec_root.mirror else None
+            used = _hook_package_files(model, spec_root)
+            for path in _python_files(spec_root.path, mirror):
+                if path in used:
+                    continue
+                yield Hit(path, 1, 1, _stray_message(model, spec_root, path, trunk))
+
+
+def _python_files(top: str, mirror: str | None) -> Iterator[str]:
+    """The ``.py`` files below *top*, outside the mirror tree *mirror*."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d != "__pycache__"
+            and os.path.normpath(os.path.abspath(os.path.join(dirpath, d))) != mirror
+        )
+        for filename in sorted(filenames):
+            if filename.endswith(".py"):
+                yield os.path.normpath(os.path.join(dirpath, filename))
+
+
+def _hook_package_files(model: Model, spec_root: SpecRoot) -> set[str]:
+    """The hook module and every file of its package that it imports, directly or not."""
+    if not spec_root.hooks:
+        return set()
+    hooks = os.path.normpath(spec_root.hooks)
+    used = {hooks}
+    if not spec_root.hooks_package or spec_root.hook_name is None:
+        return used
+    package, folder = spec_root.hook_name, os.path.dirname(hooks)
+    pending = [(hooks, package)]
+    while pending:
+        path, inside = pending.pop()
+        source = model.source(path)
+        if source.tree is None:
+            continue
+        targets = [
+            t
+            for imp in source.imports(inside)
+            for t in (imp.module, *(f"{imp.module}.{n}" for n in imp.names))
+        ]
+        targets += [
+            alias.name
+            for node in ast.walk(source.tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        ]
+        for target in targets:
+            if not target.startswith(package + "."):
+                continue
+            rest = target[len(package) + 1 :].split(".")
+            for candidate, sub in (
+                (os.path.join(folder, *rest) + ".py", ".".join(rest[:-1])),
+                (os.path.join(folder, *rest, "__init__.py"), ".".join(rest)),
+            ):
+                candidate = os.path.normpath(candidate)
+                if candidate not in used and os.path.isfile(candidate):
+                    used.add(candidate)
+                    pending.append((candidate, ".".join(filter(None, [package, sub]))))
+    return used
+
+
+def _stray_message(model: Model, spec_root: SpecRoot, path: str, trunk: set[str]) -> str:
+    """Why *path* never loads, and the mirror path it probably meant."""
+    rel = os.path.relpath(path, spec_root.path)
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    where = spec_root.backend or spec_root.path
+    text = (
+        f"belongs to no mirror tree of {where} and the hook module never imports it, so Python "
+        "never loads it"
+    )
+    declared = read_declaration(spec_root.path) if spec_root.declaration else None
+    if declared is not None and "mirror" in declared.given and declared.mirror is None:
+        return f"{text} ({declared.path} declares no mirror tree)"
+    mirror = os.path.join(spec_root.path, model.root)
+    if spec_root.mirror is not None:
+        mirror = model.mirror_of(spec_root)
+    if parts and ".".join([model.root, *parts]) in trunk:
+        # The root package's level left out: spec/sub/calc.py for spec/R/sub/calc.py.
+        return f"{text}; did you mean {os.path.join(mirror, rel)}?"
+    if len(parts) > 1 and close_matches(parts[0], [model.root]):
+        # The root package's name misspelled.
+        return f"{text}; did you mean {os.path.join(mirror, *rel.split(os.sep)[1:])}?"
+    return f"{text}; an override goes into the mirror tree {mirror}, laid out like the trunk"

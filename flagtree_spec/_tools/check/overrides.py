@@ -1,0 +1,262 @@
+"""The check rules about mirror files one by one: FTS001-FTS003, FTS005, FTS006,
+FTS008, FTS010 and FTS011.
+
+Whether an override loads (dead, a package-init override that hides trunk
+modules, the root package's own ``__init__``), whether it changes anything
+(identical, public names missing), and what kind of file it is (excluded,
+added, unparsable, compiled).  They register in :mod:`.registry`.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ..._discovery import same_tree
+from ..model.model import Model
+from .registry import Hit, Rule, _rel, _shown, rule
+
+if TYPE_CHECKING:
+    from ..model.overrides import MirrorFile
+
+__all__: list[str] = []
+
+
+def _dead_reason(mf: MirrorFile) -> str:
+    """Why the dead override *mf* never loads, and what to do."""
+    model, name, module = mf.model, mf.entry.name, mf.module
+    parent_name = name.rpartition(".")[0]  # never the root itself: its __init__ is root-init
+    parent = model.resolve(parent_name)
+    what = f"{_rel(model, mf.entry.path)} never loads"
+    if parent.kind == "missing":
+        return f"{what}: its package {parent_name} does not import ({parent.reason})"
+    if parent.kind == "module":
+        return (
+            f"{what}: {parent_name} is a module ({parent.file}), and a mirror folder without "
+            "__init__.py never shadows a module"
+        )
+    while parent.kind == "namespace":
+        # A namespace package follows its parent's path: the package above decides.
+        parent_name = parent_name.rpartition(".")[0]
+        parent = model.resolve(parent_name)
+    if parent.kind == "package" and not parent.specialised:
+        return (
+            f"{what}: package {parent_name} never calls spec_path(__path__), so it is never "
+            f"specialised; add 'from flagtree_spec import spec_path' and "
+            f"'spec_path(__path__)' to {parent.file}, or delete this file"
+        )
+    loads = module.file or "nothing"
+    return f"{what}: {name} loads {loads} instead (a package or another file kind wins)"
+
+
+# Per model: whether no package of the trunk calls spec_path (computed once), and the
+# files that are dead for that reason alone (reported once, by FTS001's model()).
+_unmodified: weakref.WeakKeyDictionary[Model, bool] = weakref.WeakKeyDictionary()
+_dead_in_unmodified: weakref.WeakKeyDictionary[Model, list[str]] = weakref.WeakKeyDictionary()
+
+
+def _trunk_unmodified(model: Model) -> bool:
+    """Whether no package of the trunk calls ``spec_path`` and auto mode is not assumed.
+
+    Then every override is dead, and editing files of an installed trunk is
+    not the fix: auto mode (``flagtree-spec run``, ``install()``) is.
+    """
+    found = _unmodified.get(model)
+    if found is None:
+        found = not model.auto and not any(
+            m.kind == "package" and m.specialised for m in model.modules()
+        )
+        _unmodified[model] = found
+    return found
+
+
+def _dead_for_unmodified_trunk(mf: MirrorFile) -> bool:
+    """Record and skip a dead file that is dead only because the trunk is unmodified."""
+    if mf.state != "dead" or not _trunk_unmodified(mf.model):
+        return False
+    parent = mf.model.resolve(mf.entry.name.rpartition(".")[0])
+    if parent.kind == "module":
+        return False  # dead for another reason: its package is a module
+    _dead_in_unmodified.setdefault(mf.model, []).append(mf.entry.path)
+    return True
+
+
+def _installed(path: str) -> bool:
+    parts = os.path.normpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+@rule("FTS001", "error", "dead override: its package is never specialised, so it never loads")
+class DeadOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if os.path.normpath(mf.entry.path) in mf.model.hook_fragments():
+            return  # a fragment of the hook package: it loads through that package
+        if mf.state == "dead" and mf.entry.kind != "init" and not _dead_for_unmodified_trunk(mf):
+            yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        dead = sorted(_dead_in_unmodified.pop(model, []))
+        if not dead:
+            return
+        init = os.path.join(model.rdir, "__init__.py")
+        fix = (
+            "The trunk is installed: editing its files is not the fix"
+            if _installed(model.rdir)
+            else f"Or add 'spec_path(__path__)' to {init} and the packages the overrides are in"
+        )
+        files = f"{len(dead)} file{'s' if len(dead) != 1 else ''}"
+        yield Hit(
+            dead[0],
+            1,
+            1,
+            f"the trunk looks unmodified: no package of {model.root} calls spec_path(__path__), "
+            f"so no override loads ({files} in the mirror trees) unless auto mode specialises "
+            "the trunk; 'check --auto' models 'flagtree-spec run' (and install()), which does "
+            f"that. {fix}",
+        )
+
+
+def _copy_of(model: Model, path: str, trunk: str) -> bool:
+    """Whether source file *path* is byte- or AST-identical to the trunk file *trunk*."""
+    mine, theirs = model.source(path), model.source(trunk)
+    if mine.data == theirs.data:  # also two empty files, but not two unreadable ones
+        return bool(mine.data) or (mine.error is None and theirs.error is None)
+    return mine.tree is not None and theirs.tree is not None and same_tree(mine.tree, theirs.tree)
+
+
+@rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")
+class PackageInitOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        path, module = mf.entry.path, mf.module
+        if mf.state == "root-init" and os.path.normpath(path) not in mf.model.hook_fragments():
+            trunk = os.path.join(mf.model.rdir, "__init__.py")
+            fix = (
+                f"it is a copy of the trunk's {trunk}: delete it"
+                if _copy_of(mf.model, path, trunk)
+                else "move its code into a module"
+            )
+            yield Hit(
+                path,
+                1,
+                1,
+                f"override of the root package's own __init__ ({mf.entry.name}) never loads: the "
+                f"root package is found on sys.path, never in a mirror; {fix}",
+            )
+        elif (
+            mf.state == "dead"
+            and mf.entry.kind == "init"
+            and os.path.normpath(path) not in mf.model.hook_fragments()
+            and not _dead_for_unmodified_trunk(mf)
+        ):
+            yield Hit(path, 1, 1, _dead_reason(mf))
+        elif mf.state == "live" and mf.entry.kind == "init" and not module.specialised:
+            hidden = [
+                child
+                for trunk in module.trunk
+                for child in sorted(mf.model.folder(trunk).children())
+                if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
+            ]
+            if hidden:
+                yield Hit(
+                    path,
+                    1,
+                    1,
+                    f"package-init override of {module.name} does not call spec_path(__path__), "
+                    f"so its __path__ is the mirror folder only and trunk modules "
+                    f"{_shown(hidden)} cannot be imported; add 'spec_path(__path__)' to it",
+                )
+
+
+@rule("FTS003", "warning", "override identical to the module it shadows")
+class IdenticalOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "live" and mf.identical:
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"identical to the module it shadows ({mf.lower}); delete the override",
+            )
+
+
+@rule("FTS005", "warning", "public names of the shadowed module missing from the override")
+class MissingPublicNames(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        other = mf.lower_source
+        if mf.state != "live" or other is None or mf.parsed is None or mf.identical:
+            return
+        mine = mf.parsed.facts()
+        if mine.defines_all:
+            return
+        missing = [n for n in other.facts().public() if n not in mine.defined]
+        if missing:
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"public names of the shadowed {mf.lower} missing here: {_shown(missing)} (API "
+                "drift); define them or call inherit(globals())",
+            )
+
+
+@rule("FTS006", "error", "override of an excluded name")
+class ExcludedOverride(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "excluded":
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"overrides {mf.entry.name}, which {mf.excluded} excludes, so it never loads; "
+                "delete it or drop the exclusion",
+            )
+
+
+@rule("FTS008", "info", "module added by the backend")
+class AddedModule(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if (
+            mf.state == "live"
+            and mf.lower is None
+            and mf.model.trunk_only(mf.entry.name) is None
+            and not mf.inherits
+        ):
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"adds module {mf.entry.name} (no trunk counterpart); it loads from "
+                f"{mf.spec_root.backend or mf.spec_root.path}",
+            )
+
+
+@rule("FTS010", "error", "override that does not parse")
+class Unparsable(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        error = mf.source.error if mf.source is not None else None
+        if error is not None:
+            yield Hit(mf.entry.path, error.line, error.col, error.message)
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        for _, hooks in model.hook_modules():
+            for loaded in hooks.files():
+                assert loaded.path is not None
+                error = model.source(loaded.path).error if loaded.path.endswith(".py") else None
+                if error is not None:
+                    what = "hook module" if loaded.key == "" else "hook package module"
+                    yield Hit(loaded.path, error.line, error.col, f"{what} {error.message}")
+
+
+@rule("FTS011", "error", "compiled file in a mirror tree")
+class CompiledFile(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state == "compiled":
+            yield Hit(
+                mf.entry.path,
+                1,
+                1,
+                f"compiled file in the mirror tree of {mf.spec_root.backend or mf.spec_root.path}: "
+                "Python loads it like a module, but nobody can review it; keep sources only",
+            )

@@ -1,0 +1,107 @@
+"""The registry of ``flagtree-spec check``'s rules: one small class per code.
+
+A rule is declared with its code, default severity and one-line summary::
+
+    @rule("FTS008", "info", "module added by the backend")
+    class AddedModule(Rule):
+        def file(self, mf: MirrorFile) -> Iterator[Hit]: ...
+
+and looks at one file of a mirror tree at a time (:meth:`Rule.file`, given
+the :class:`~flagtree_spec._tools.model.overrides.MirrorFile` that says what
+the import system does with it), at the whole model once (:meth:`Rule.model`),
+or both.  It yields :class:`Hit` objects; the check turns them into findings
+carrying its code and severity.  The rules live in one module per family
+(:mod:`.overrides`, :mod:`.imports`, :mod:`.hooks`, :mod:`.inherit`,
+:mod:`.layout`, :mod:`.upgrade`); adding a code is adding one class to the
+module of its concern and its row in ``docs/check.md``.  This module holds
+only the registry and the helpers the families share.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+
+from ..model.model import Model, Module
+from ..model.source import Source
+
+if TYPE_CHECKING:
+    from ..model.overrides import MirrorFile
+
+__all__ = ["RULES", "Hit", "Rule", "rule"]
+
+
+class Hit(NamedTuple):
+    """What a rule found: where, and what to do about it."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    severity: str = ""  # empty: the rule's default severity
+
+
+class Rule:
+    """One check code.  MirrorFile :meth:`file`, :meth:`model` or both."""
+
+    code: ClassVar[str]
+    severity: ClassVar[str]  # "error", "warning" or "info"
+    summary: ClassVar[str]
+
+    def file(self, mf: MirrorFile) -> Iterable[Hit]:
+        """Findings for one file of a mirror tree (every file, every state)."""
+        return ()
+
+    def model(self, model: Model) -> Iterable[Hit]:
+        """Findings that need the whole model (after every file was seen)."""
+        return ()
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, severity: str, summary: str) -> Callable[[type[Rule]], type[Rule]]:
+    """Declare a rule class with its code, default severity and one-line summary."""
+    assert severity in ("error", "warning", "info") and code not in RULES, (code, severity)
+
+    def register(cls: type[Rule]) -> type[Rule]:
+        cls.code, cls.severity, cls.summary = code, severity, summary
+        RULES[code] = cls()
+        # In code order, whichever family module declares the rule.
+        ordered = sorted(RULES.items())
+        RULES.clear()
+        RULES.update(ordered)
+        return cls
+
+    return register
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _rel(model: Model, path: str) -> str:
+    """A short name of the mirror file *path* for messages: relative to its mirror."""
+    origin = model.origin_of(path)
+    assert origin is not None
+    if origin.backend:
+        label = f"{origin.backend}:"
+    else:  # FLAGTREE_SPEC_PATH or --spec-root: no backend name, so name the folder
+        label = f"{os.path.basename(os.path.normpath(origin.path))}:"
+    return label + os.path.join(model.root, os.path.relpath(path, model.mirror_of(origin)))
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+
+
+def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
+    """Every module that loads from a source file, with that source."""
+    for module in model.modules():
+        if module.file is not None and module.file.endswith(".py"):
+            yield module, model.source(module.file)
+
+
+def _trunk_names(model: Model) -> list[str]:
+    """The modules and packages the trunk has (what an override can inherit from)."""
+    return [e.name for e in model.tree(model.rdir) if e.kind in ("file", "init")]

@@ -1,0 +1,7 @@
+"""The command lines of the static commands, and the pytest plugin's report.
+
+* ``options``: the options and set-up every static command shares;
+* ``commands``: ``status``, ``which``, ``list``, ``check`` and ``diff``;
+* ``upgrade``: ``lock`` and ``rebase``;
+* ``report``: which mirror files a pytest session loaded, and which it never did.
+"""

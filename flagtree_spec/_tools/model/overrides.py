@@ -1,0 +1,176 @@
+"""What the import system does with each file of a mirror tree: the facts the rules read.
+
+:func:`mirror_file` decides, for one file of a mirror tree, its *state*
+(``compiled``, ``root-init``, ``excluded``, ``shadowed``, ``dead`` or
+``live``) and, for a live override, the version it shadows, whether the two
+are identical and the files ``inherit()`` runs below it.  The model computes
+these once per file (:meth:`~.model.Model.overrides`); the check's rules and
+the ``list`` command only read them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..._discovery import SpecRoot, same_tree
+from .finder import COMPILED_SUFFIXES, Entry
+from .source import Source
+
+if TYPE_CHECKING:  # the model builds the facts of its own mirror files
+    from .model import Model, Module
+
+__all__ = ["MirrorFile", "excluded_by", "list_rows", "mirror_file"]
+
+
+class MirrorFile:
+    """One file of a mirror tree, as the rules see it.
+
+    *state* says what the import system does with it: ``compiled`` (a compiled
+    file), ``root-init`` (the root package's own ``__init__``, which never
+    loads), ``excluded`` (*excluded* names the exclusion), ``shadowed`` (a
+    higher backend's file loads instead), ``dead`` (never loads) or ``live``
+    (loads).  *source* is the file read and parsed (``None`` for the first
+    three states).  For a live file, *lower* is the file it shadows, if any;
+    *lower_source* that file's source when both parse; *identical* whether the
+    two are byte- or AST-identical; *inherits* whether the file calls
+    ``inherit(globals())``, and then *lowest* the file its ``__file__`` names
+    after the call (the end of the chain that runs), or ``None`` when there is
+    no lower version.
+    """
+
+    __slots__ = (
+        "entry",
+        "excluded",
+        "identical",
+        "inherits",
+        "lower",
+        "lower_source",
+        "lowest",
+        "model",
+        "module",
+        "source",
+        "spec_root",
+        "state",
+    )
+
+    def __init__(
+        self,
+        model: Model,
+        spec_root: SpecRoot,
+        entry: Entry,
+        state: str,
+        module: Module,
+        excluded: str = "",
+        source: Optional[Source] = None,
+        lower: Optional[str] = None,
+    ) -> None:
+        self.model = model
+        self.spec_root = spec_root
+        self.entry = entry
+        self.state = state
+        self.module = module
+        self.excluded = excluded
+        self.source = source
+        self.lower = lower
+        parsed = self.parsed
+        self.lower_source: Optional[Source] = None
+        if parsed is not None and lower is not None and lower.endswith(".py"):
+            shadowed = model.source(lower)
+            self.lower_source = shadowed if shadowed.tree is not None else None
+        other = self.lower_source
+        self.identical = (
+            other is not None
+            and parsed is not None
+            and (parsed.data == other.data or same_tree(parsed.tree, other.tree))
+        )
+        self.inherits = parsed is not None and parsed.facts().inherits
+        self.lowest = _lowest_that_runs(model, module) if self.inherits else None
+
+    @property
+    def parsed(self) -> Optional[Source]:
+        """The source of a file that parses, else ``None``."""
+        return self.source if self.source is not None and self.source.tree is not None else None
+
+
+def _lowest_that_runs(model: Model, module: Module) -> Optional[str]:
+    """The file ``__file__`` names after an override's ``inherit()``: the end of the chain."""
+    chain = module.candidates
+    if not chain:
+        return None
+    index = 0
+    while index + 1 < len(chain) and chain[index].endswith(".py"):
+        lower = model.source(chain[index])
+        if lower.tree is None or not lower.facts().inherits:
+            break
+        index += 1
+    return chain[index]
+
+
+def excluded_by(model: Model, spec_root: SpecRoot, name: str) -> str:
+    """What excludes module *name* from *spec_root* (a declaration or a ``spec_path``
+    call), in words; empty when nothing does."""
+    for e in sorted(spec_root.exclude):
+        if name == e or name.startswith(e + "."):
+            short = e[len(model.root) + 1 :]
+            return f"the declaration {spec_root.declaration} (exclude {short!r})"
+    parent = name.rpartition(".")[0]
+    while parent:
+        module = model.resolve(parent)
+        for e in module.exclude:
+            if name == e or name.startswith(e + "."):
+                short = e[len(parent) + 1 :]
+                return f"package {parent} (spec_path exclude {short!r} in {module.file})"
+        parent = parent.rpartition(".")[0]
+    return ""
+
+
+def mirror_file(model: Model, spec_root: SpecRoot, entry: Entry) -> MirrorFile:
+    """What the import system does with one file of a mirror tree."""
+    name, path = entry.name, entry.path
+    module = model.resolve(name)
+    if path.endswith(COMPILED_SUFFIXES):
+        return MirrorFile(model, spec_root, entry, "compiled", module)
+    if name == model.root and entry.kind == "init":
+        return MirrorFile(model, spec_root, entry, "root-init", module)
+    excluded = excluded_by(model, spec_root, name)
+    if excluded:
+        return MirrorFile(model, spec_root, entry, "excluded", module, excluded)
+    # Every other file of a mirror tree is source: read it, even if it never loads.
+    source = model.source(path)
+    if module.file is None or os.path.normpath(module.file) != os.path.normpath(path):
+        state = "shadowed" if path in module.candidates else "dead"
+        return MirrorFile(model, spec_root, entry, state, module, source=source)
+    lower = model.lower_version(name)
+    return MirrorFile(model, spec_root, entry, "live", module, source=source, lower=lower)
+
+
+def list_rows(model: Model) -> list[dict[str, Any]]:
+    """One row per file of every mirror tree, as ``flagtree-spec list`` shows it:
+    module, file, backend, state (override, added, shadowed, excluded, dead) and
+    the file it shadows."""
+    rows = []
+    for spec_root, entry in model.mirror_files():
+        module = model.resolve(entry.name)
+        live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
+            entry.path
+        )
+        lower = model.lower_version(entry.name) if live else None
+        if excluded_by(model, spec_root, entry.name):
+            state = "excluded"
+        elif live:
+            state = "override" if lower is not None or model.trunk_only(entry.name) else "added"
+        elif entry.path in module.candidates:
+            state = "shadowed"
+        else:
+            state = "dead"
+        rows.append(
+            {
+                "module": entry.name,
+                "file": entry.path,
+                "backend": spec_root.backend,
+                "state": state,
+                "shadows": lower,
+            }
+        )
+    return rows
