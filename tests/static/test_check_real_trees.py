@@ -24,7 +24,7 @@ from flagtree_spec._cli import main
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 
 # While the rules are being written (removed before the work is merged).
-pytestmark = pytest.mark.xfail(strict=True, reason="not implemented yet")
+PENDING = pytest.mark.xfail(strict=True, reason="not implemented yet")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -138,6 +138,7 @@ def test_which_names_the_import_before_spec_path_with_its_line(
 # --------------------------------------------------------------------------- 2. every import
 
 
+@PENDING
 def test_fts004_import_of_a_module_that_exists_nowhere_is_an_error_at_its_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -161,6 +162,7 @@ def test_fts004_import_of_a_module_that_exists_nowhere_is_an_error_at_its_line(
     assert real["modpkg.compiler.compiler"].startswith("ModuleNotFoundError")
 
 
+@PENDING
 def test_fts004_follows_the_imports_of_the_lower_version_inherit_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -177,6 +179,7 @@ def test_fts004_follows_the_imports_of_the_lower_version_inherit_runs(
     assert "fast_path" in real["inhpkg.runtime"]
 
 
+@PENDING
 def test_fts004_checks_the_hook_module_its_fragments_and_hook_function_bodies(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -198,6 +201,7 @@ def test_fts004_checks_the_hook_module_its_fragments_and_hook_function_bodies(
 # --------------------------------------------------------------------------- 3. counterparts
 
 
+@PENDING
 def test_fts003_and_fts005_compare_overrides_inside_a_package_init_override_with_trunk(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -209,6 +213,7 @@ def test_fts003_and_fts005_compare_overrides_inside_a_package_init_override_with
     assert code == 0
 
 
+@PENDING
 def test_diff_of_an_override_inside_a_package_init_override_is_against_trunk(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -224,6 +229,7 @@ def test_diff_of_an_override_inside_a_package_init_override_is_against_trunk(
 # --------------------------------------------------------------------------- 4. namespace
 
 
+@PENDING
 def test_fts020_mirror_init_over_a_trunk_namespace_package_hides_its_portion(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -243,6 +249,7 @@ def test_fts020_mirror_init_over_a_trunk_namespace_package_hides_its_portion(
 # --------------------------------------------------------------------------- 5. dynamic hooks
 
 
+@PENDING
 def test_fts009_hooks_fetched_in_a_loop_over_a_module_level_list_count_as_called(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -273,9 +280,10 @@ def test_fts007_skips_reading_the_overrides_own_source(
 ) -> None:
     scenario = "fts005_incidental_names"
     _, found = findings(capsys, scenario)
-    assert codes(found, "FTS007") == [("warning", spec(scenario, "incpkg/api.py"), 11)]
+    assert codes(found, "FTS007") == [("warning", spec(scenario, "incpkg/api.py"), 10)]
 
 
+@PENDING
 def test_fts010_file_with_conflict_markers_gets_no_fts004_for_names_imported_from_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -289,6 +297,7 @@ def test_fts010_file_with_conflict_markers_gets_no_fts004_for_names_imported_fro
 # --------------------------------------------------------------------------- 6. silent passes
 
 
+@PENDING
 def test_fts021_whole_file_override_shadowed_by_a_higher_whole_file_override(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -300,6 +309,7 @@ def test_fts021_whole_file_override_shadowed_by_a_higher_whole_file_override(
     assert code == 0
 
 
+@PENDING
 def test_fts022_spec_or_default_is_a_warning_but_spec_func_or_default_is_not(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -310,6 +320,7 @@ def test_fts022_spec_or_default_is_a_warning_but_spec_func_or_default_is_not(
     assert code == 0
 
 
+@PENDING
 def test_fts008_added_module_one_edit_away_from_a_trunk_module_suggests_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -321,6 +332,7 @@ def test_fts008_added_module_one_edit_away_from_a_trunk_module_suggests_it(
     assert "did you mean" not in other
 
 
+@PENDING
 def test_check_without_a_backend_checks_every_backend_of_the_repository_and_says_which(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -334,6 +346,7 @@ def test_check_without_a_backend_checks_every_backend_of_the_repository_and_says
     assert code == 1
 
 
+@PENDING
 def test_check_without_a_backend_and_no_spec_tree_exits_2_saying_nothing_was_checked(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -342,6 +355,7 @@ def test_check_without_a_backend_and_no_spec_tree_exits_2_saying_nothing_was_che
     assert "nothing was checked" in err and "cxx_only" in err
 
 
+@PENDING
 def test_check_from_a_subfolder_finds_the_repository_upward(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -474,8 +474,20 @@ def test_public_names_are_top_level_bindings_not_imports_nor_private() -> None:
         "obj.attr = table['key'] = 1\n"
         "_private = 1\n"
     )
-    assert facts.public() == ["S", *"abcdefghijkmnopq"]
+    # g, a module-level loop variable, is bound but is no API (FTS005 skips it).
+    assert facts.public() == ["S", *"abcdefhijkmnopq"]
     assert not facts.defines_all
+
+
+def test_public_names_leave_out_loop_variables_and_names_bound_only_under_main() -> None:
+    facts = _facts(
+        "for item in range(3):\n    table = item\n"
+        "def api():\n    pass\n"
+        "if __name__ == '__main__':\n    main_only = 1\n    def cli():\n        pass\n"
+        "elif 1:\n    other = 1\n"
+    )
+    assert facts.public() == ["api", "other", "table"]
+    assert "item" in facts.defined and "main_only" not in facts.defined
 
 
 def test_public_names_are_a_literal_all_when_given() -> None:

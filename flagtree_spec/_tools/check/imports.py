@@ -1,9 +1,12 @@
-"""The check rule about imports: FTS004, a name imported from a module that the
-version which loads does not define.  It registers in :mod:`.registry`.
+"""The check rules about imports: FTS004, an import that fails (a module that
+exists nowhere, or a name the version which loads does not define), and
+FTS019, a submodule imported before its package's ``spec_path`` call.  They
+register in :mod:`.registry`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from ..model.model import Model
@@ -73,4 +76,30 @@ class UndefinedImport(Rule):
                 1,
                 f"does not define {name!r}, which {sites[0]}{more} imports from it; define it "
                 "or call inherit(globals())",
+            )
+
+
+@rule(
+    "FTS019",
+    "error",
+    "a package init imports a submodule before its spec_path call, so its override never loads",
+)
+class ImportBeforeSpecPath(Rule):
+    """While a package's ``__init__`` runs up to its ``spec_path`` call, the
+    package's ``__path__`` is its own folder: a submodule imported then (directly,
+    or by the package's modules those imports run) loads from there, and stays."""
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        for module in model.modules():
+            early = module.early
+            if early is None or early.shadowed is None:
+                continue
+            via = f" (through {', '.join(early.via)})" if early.via else ""
+            yield Hit(
+                early.init,
+                early.line,
+                early.col,
+                f"imports {module.name}{via} before the spec_path call (line {early.call}), "
+                f"so it loads from {os.path.dirname(early.init)} and the override "
+                f"{early.shadowed} never loads; move the spec_path call above this import",
             )

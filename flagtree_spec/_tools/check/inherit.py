@@ -44,9 +44,12 @@ class OwnFile(Rule):
         assert source.tree is not None
         call = _first_inherit(source.tree)
         lower = ""
-        for node, in_function in sorted(
+        for node, in_function, opens_itself in sorted(
             _file_reads(source.tree), key=lambda r: (r[0].lineno, r[0].col_offset)
         ):
+            before = call is None or (not in_function and (node.lineno, node.col_offset) < call)
+            if opens_itself and before:
+                continue  # reads the override's own source (to hash it, say): no path
             if call is None:
                 message = (
                     "derives a path from its own __file__, which is in the mirror tree; use "
@@ -85,25 +88,53 @@ def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
     return min(found) if found else None
 
 
-def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
-    """Every read of ``__file__``, and whether it sits in a function body (runs when called).
+def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool, bool]]:
+    """Every read of ``__file__``, whether it sits in a function body (runs when called),
+    and whether it only opens the file itself (``open(__file__)``,
+    ``Path(__file__).read_text()``): reading one's own source derives no path.
 
     Decorators, default values and annotations of a function run where it is
     defined; its body, and a lambda's, run when it is called.
     """
-    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
+    pending: list[tuple[ast.AST, bool, tuple[ast.AST, ...]]] = [(tree, False, ())]
     while pending:
-        node, in_function = pending.pop()
+        node, in_function, above = pending.pop()
         if isinstance(node, ast.Name) and node.id == "__file__":
-            yield node, in_function
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield node, in_function, _opens_itself(node, above)
+            continue
+        chain = (node, *above[:1])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             body = node.body if isinstance(node.body, list) else [node.body]
             inner = {id(b) for b in body}
             pending.extend(
-                (child, in_function or id(child) in inner) for child in ast.iter_child_nodes(node)
+                (child, in_function or id(child) in inner, chain)
+                for child in ast.iter_child_nodes(node)
             )
         else:
-            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
+            pending.extend((child, in_function, chain) for child in ast.iter_child_nodes(node))
+
+
+_READS = frozenset({"read_text", "read_bytes", "open"})
+
+
+def _opens_itself(node: ast.Name, above: tuple[ast.AST, ...]) -> bool:
+    """Whether ``__file__`` at *node* (its parent and grandparent in *above*) is only
+    opened: ``open(__file__, ...)`` (also ``io.open``, ``tokenize.open``), or
+    ``Path(__file__).read_text()`` / ``.read_bytes()`` / ``.open()``."""
+    if not above or not isinstance(above[0], ast.Call) or not above[0].args:
+        return False
+    call = above[0]
+    if call.args[0] is not node:
+        return False
+    name = call_name(call.func)
+    if name == "open":
+        return True
+    return (
+        name in ("Path", "PurePath")
+        and len(above) > 1
+        and isinstance(above[1], ast.Attribute)
+        and above[1].attr in _READS
+    )
 
 
 def _lowest_that_runs(mf: MirrorFile) -> str:

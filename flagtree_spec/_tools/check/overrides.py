@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
+def _loaded_too_early(mf: MirrorFile) -> bool:
+    """Whether *mf* never loads because its package imports it before spec_path (FTS019)."""
+    early = mf.module.early
+    return (
+        early is not None
+        and early.shadowed is not None
+        and os.path.normpath(early.shadowed) == os.path.normpath(mf.entry.path)
+    )
+
+
 def _dead_reason(mf: MirrorFile) -> str:
     """Why the dead override *mf* never loads, and what to do."""
     model, name, module = mf.model, mf.entry.name, mf.module
@@ -93,7 +103,12 @@ class DeadOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if os.path.normpath(mf.entry.path) in mf.model.hook_fragments():
             return  # a fragment of the hook package: it loads through that package
-        if mf.state == "dead" and mf.entry.kind != "init" and not _dead_for_unmodified_trunk(mf):
+        if (
+            mf.state == "dead"
+            and mf.entry.kind != "init"
+            and not _loaded_too_early(mf)
+            and not _dead_for_unmodified_trunk(mf)
+        ):
             yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
 
     def model(self, model: Model) -> Iterator[Hit]:
@@ -148,6 +163,7 @@ class PackageInitOverride(Rule):
             mf.state == "dead"
             and mf.entry.kind == "init"
             and os.path.normpath(path) not in mf.model.hook_fragments()
+            and not _loaded_too_early(mf)
             and not _dead_for_unmodified_trunk(mf)
         ):
             yield Hit(path, 1, 1, _dead_reason(mf))

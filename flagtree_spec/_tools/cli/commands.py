@@ -23,7 +23,7 @@ from typing import Any, Optional
 from ..._config import is_module_name
 from ..check.driver import CODES, Finding, check, select
 from ..migrate.cli import add_commands as add_migrate
-from ..model.model import InputError, Model
+from ..model.model import InputError, Model, Module
 from ..model.overrides import list_rows
 from ..model.source import Problem
 from ..upgrade.defdiff import DefinitionDiff, definition_diffs
@@ -125,9 +125,17 @@ def _which(args: argparse.Namespace) -> int:
     # 2: the input was unusable; 1: a module named would not import.
     code = 2 if model.problems else 1 if any(a.kind == "missing" for a in answers) else 0
     if args.format == "json":
-        _dump(
-            [{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers]
-        )
+        rows = []
+        for a in answers:
+            row: dict[str, Any] = {
+                "module": a.name,
+                "file": a.file,
+                "candidates": list(a.candidates),
+            }
+            if a.early is not None:
+                row["reason"] = _early_reason(model, a)
+            rows.append(row)
+        _dump(rows)
         return code
     for a in answers:
         if a.kind == "missing":
@@ -137,12 +145,22 @@ def _which(args: argparse.Namespace) -> int:
         else:
             where = f"backend {a.origin.backend or a.origin.path}" if a.origin else "trunk"
             print(f"{a.name}: {a.file}  [{where}]")
+            if a.early is not None:
+                print(f"  {_early_reason(model, a)}")
             for c in a.candidates:
                 print(f"  shadows {c}")
             if a.kind == "package":
                 state = "specialised" if a.specialised else "not specialised (no spec_path call)"
                 print(f"  package, {state}; __path__: {', '.join(a.path)}")
     return code
+
+
+def _early_reason(model: Model, module: Module) -> str:
+    """Why *module* loads from its package's own folder: imported before spec_path."""
+    assert module.early is not None
+    init = module.early.init
+    where = "trunk" if model.origin_of(init) is None else "the package-init override's folder"
+    return f"loads from {where}: {module.early.describe()}"
 
 
 # --------------------------------------------------------------------------- list

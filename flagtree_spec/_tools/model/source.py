@@ -24,6 +24,7 @@ __all__ = [
     "Problem",
     "Source",
     "SpecPathCall",
+    "Statement",
     "call_name",
     "resolve_relative",
 ]
@@ -48,6 +49,17 @@ class ImportFrom(NamedTuple):
     guarded: bool  # inside a try that catches ImportError, or under if TYPE_CHECKING
 
 
+class Statement(NamedTuple):
+    """An import statement that runs when the module is imported (module level)."""
+
+    line: int
+    col: int
+    level: int
+    module: Optional[str]  # "a.b" of "import a.b" or "from a.b import x"; None: "from . import"
+    names: tuple[str, ...]  # empty for "import a.b"
+    guarded: bool
+
+
 class SpecPathCall(NamedTuple):
     """A ``spec_path(__path__, exclude=...)`` call at module level."""
 
@@ -64,7 +76,10 @@ class Facts:
         "defines_all",
         "imported",
         "imports",
+        "incidental",
         "inherits",
+        "order",
+        "plain_imports",
         "spec_path",
     )
 
@@ -74,15 +89,25 @@ class Facts:
         self.defines_all = False
         self.defined: set[str] = set()
         self.imported: set[str] = set()  # names bound by an import statement
+        # Names bound only as a module-level loop variable: not part of the API.
+        self.incidental: set[str] = set()
         self.all_names: Optional[tuple[str, ...]] = None
         self.imports: list[tuple[int, Optional[str], tuple[str, ...], int, int, bool]] = []
+        # Every "import a.b" statement: (name, line, col, guarded).
+        self.plain_imports: list[tuple[str, int, int, bool]] = []
+        # The import statements that run at import time, in order.
+        self.order: list[Statement] = []
 
     def public(self) -> list[str]:
         """The public names: a literal ``__all__``, else top-level names without
-        a leading underscore that an import statement did not bind."""
+        a leading underscore that an import statement did not bind (nor only a
+        loop; names bound under ``if __name__ == "__main__":`` are not bound on
+        import at all)."""
         if self.all_names is not None:
             return list(self.all_names)
-        return sorted(n for n in self.defined - self.imported if not n.startswith("_"))
+        return sorted(
+            n for n in self.defined - self.imported - self.incidental if not n.startswith("_")
+        )
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -97,6 +122,18 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
         if any(call_name(k) in _IMPORT_ERRORS for k in kinds):
             return True
     return False
+
+
+def _main_guard(test: ast.expr) -> bool:
+    """Whether *test* is ``__name__ == "__main__"`` (either way round)."""
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+    ):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -168,9 +205,10 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
             if keyword.arg == "exclude":
                 exclude = _string_list(keyword.value) or ()
         previous = facts.spec_path
-        if previous is not None:
-            exclude = previous.exclude + exclude
-        facts.spec_path = SpecPathCall(value.lineno, exclude)
+        line = value.lineno
+        if previous is not None:  # the first call is the one that changes __path__
+            exclude, line = previous.exclude + exclude, previous.line
+        facts.spec_path = SpecPathCall(line, exclude)
     elif name == "inherit":
         facts.inherits = True
         facts.defines_all = True
@@ -194,11 +232,17 @@ def _extract(tree: ast.Module) -> Facts:
         )
         return names
 
+    def plain(node: ast.Import, guarded: bool) -> None:
+        for alias in node.names:
+            facts.plain_imports.append((alias.name, node.lineno, node.col_offset + 1, guarded))
+
     def below(body: Sequence[ast.stmt], guarded: bool) -> None:
         """Statements below module level: only imports and ``global`` matter."""
         for node in body:
             if isinstance(node, ast.ImportFrom):
                 import_from(node, guarded)
+            elif isinstance(node, ast.Import):
+                plain(node, guarded)
             elif isinstance(node, ast.Global):
                 facts.defined.update(node.names)
             elif isinstance(node, _TRY):
@@ -221,14 +265,24 @@ def _extract(tree: ast.Module) -> Facts:
         """Module-level statements (also inside module-level if/try/for/with/match)."""
         for node in body:
             if isinstance(node, ast.ImportFrom):
-                if "*" in import_from(node, guarded):
+                names = import_from(node, guarded)
+                if "*" in names:
                     facts.defines_all = True
+                facts.order.append(
+                    Statement(
+                        node.lineno, node.col_offset + 1, node.level, node.module, names, guarded
+                    )
+                )
                 for alias in node.names:
                     bound = alias.asname or alias.name
                     facts.defined.add(bound)
                     facts.imported.add(bound)
             elif isinstance(node, ast.Import):
+                plain(node, guarded)
                 for alias in node.names:
+                    facts.order.append(
+                        Statement(node.lineno, node.col_offset + 1, 0, alias.name, (), guarded)
+                    )
                     bound = alias.asname or alias.name.partition(".")[0]
                     facts.defined.add(bound)
                     facts.imported.add(bound)
@@ -269,6 +323,11 @@ def _extract(tree: ast.Module) -> Facts:
                     top(handler.body, guarded)
                 top(node.orelse, guarded)  # type: ignore[attr-defined]
                 top(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.If) and _main_guard(node.test):
+                # Runs only as a script: binds nothing on import, its imports never
+                # run on import (checked as guarded ones: not at all).
+                below(node.body, True)
+                top(node.orelse, guarded)
             elif isinstance(node, ast.If):
                 # Imports only type checkers run never fail at run time: not checked.
                 top(node.body, guarded or _type_checking(node.test))
@@ -277,7 +336,10 @@ def _extract(tree: ast.Module) -> Facts:
                 top(node.body, guarded)
                 top(node.orelse, guarded)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                _bind_target(facts, node.target)
+                loop = Facts()
+                _bind_target(loop, node.target)
+                facts.incidental.update(loop.defined - facts.defined)
+                facts.defined.update(loop.defined)
                 top(node.body, guarded)
                 top(node.orelse, guarded)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
