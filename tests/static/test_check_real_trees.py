@@ -138,7 +138,6 @@ def test_which_names_the_import_before_spec_path_with_its_line(
 # --------------------------------------------------------------------------- 2. every import
 
 
-@PENDING
 def test_fts004_import_of_a_module_that_exists_nowhere_is_an_error_at_its_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -162,7 +161,6 @@ def test_fts004_import_of_a_module_that_exists_nowhere_is_an_error_at_its_line(
     assert real["modpkg.compiler.compiler"].startswith("ModuleNotFoundError")
 
 
-@PENDING
 def test_fts004_follows_the_imports_of_the_lower_version_inherit_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -179,7 +177,6 @@ def test_fts004_follows_the_imports_of_the_lower_version_inherit_runs(
     assert "fast_path" in real["inhpkg.runtime"]
 
 
-@PENDING
 def test_fts004_checks_the_hook_module_its_fragments_and_hook_function_bodies(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -283,7 +280,6 @@ def test_fts007_skips_reading_the_overrides_own_source(
     assert codes(found, "FTS007") == [("warning", spec(scenario, "incpkg/api.py"), 10)]
 
 
-@PENDING
 def test_fts010_file_with_conflict_markers_gets_no_fts004_for_names_imported_from_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

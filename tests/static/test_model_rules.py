@@ -404,7 +404,7 @@ def test_fts004_follows_imports_inside_functions_and_their_blocks(
         "    else:\n"  # 11
         "        from .core import in_else\n"  # 12
         "class C:\n"  # 13
-        "    from ....too.far import ignored\n"  # 14
+        "    from ....too.far import beyond\n"  # 14: above the root package
         "    from . import core, missing\n"  # 15
     )
     make(tmp_path, {T + "__init__.py": SPEC, T + "core.py": "A = 1\n", M + "user.py": user})
@@ -414,9 +414,11 @@ def test_fts004_follows_imports_inside_functions_and_their_blocks(
         ("FTS004", path, 4, 9),
         ("FTS004", path, 8, 9),
         ("FTS004", path, 12, 9),
+        ("FTS004", path, 14, 5),
         ("FTS004", path, 15, 5),
     ]
-    assert "'missing' from pkg," in messages[3]
+    assert "beyond the root package" in messages[3]
+    assert "'missing' from pkg," in messages[4]
 
 
 def test_fts004_skips_imports_it_cannot_judge(

@@ -77,6 +77,7 @@ class Facts:
         "imported",
         "imports",
         "incidental",
+        "inherit_line",
         "inherits",
         "order",
         "plain_imports",
@@ -86,6 +87,7 @@ class Facts:
     def __init__(self) -> None:
         self.spec_path: Optional[SpecPathCall] = None
         self.inherits = False
+        self.inherit_line = 0  # the first module-level inherit(...) call
         self.defines_all = False
         self.defined: set[str] = set()
         self.imported: set[str] = set()  # names bound by an import statement
@@ -211,6 +213,7 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         facts.spec_path = SpecPathCall(line, exclude)
     elif name == "inherit":
         facts.inherits = True
+        facts.inherit_line = facts.inherit_line or value.lineno
         facts.defines_all = True
     elif name == "bind_symbols" or (
         name == "update"
