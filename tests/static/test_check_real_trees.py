@@ -246,7 +246,6 @@ def test_fts020_mirror_init_over_a_trunk_namespace_package_hides_its_portion(
 # --------------------------------------------------------------------------- 5. dynamic hooks
 
 
-@PENDING
 def test_fts009_hooks_fetched_in_a_loop_over_a_module_level_list_count_as_called(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
@@ -19,6 +20,7 @@ from typing import NamedTuple, Optional
 from .calls import Dispatch, HookCall, dispatchers, hook_calls
 
 __all__ = [
+    "Dynamic",
     "Facts",
     "ImportFrom",
     "Problem",
@@ -360,6 +362,108 @@ def _extract(tree: ast.Module) -> Facts:
     return facts
 
 
+class Dynamic(NamedTuple):
+    """Hooks a module fetches by name in a loop (``for n in LIST: spec_func(n)``, or
+    ``getattr(hooks, n)``/``hasattr(hooks, n)``), and its module-level literal lists."""
+
+    lists: dict[str, tuple[str, ...]]  # module-level NAME = [literal strings]
+    # (list or attribute name, prefix, suffix) of each such loop: the hook fetched
+    # is prefix + item + suffix (getattr(spec, "ext_" + n))
+    looped: frozenset[tuple[str, str, str]]
+    names: frozenset[str]  # hook names such loops run over a literal list of
+
+
+_FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
+# A module that may fetch hooks in a loop, or define a list of their names.
+_FETCHING = re.compile(r"\bfor\b.*\bin\b|_list\b|\[\s*['\"]")
+
+
+def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of *body*, nested ones included (and except handlers and match
+    cases, whose bodies hold statements); expressions are not walked."""
+    pending: list[ast.AST] = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                pending.extend(reversed([n for n in inner if isinstance(n, ast.AST)]))
+
+
+def _dynamic(tree: ast.Module) -> Dynamic:
+    lists: dict[str, tuple[str, ...]] = {}
+    for top in tree.body:
+        targets = top.targets if isinstance(top, ast.Assign) else []
+        if isinstance(top, ast.AnnAssign) and top.value is not None:
+            targets = [top.target]
+        value = getattr(top, "value", None)
+        for target in targets:
+            found = _string_list(value) if isinstance(target, ast.Name) and value else None
+            if isinstance(target, ast.Name) and found is not None:
+                lists[target.id] = found
+    looped: set[tuple[str, str, str]] = set()
+    names: set[str] = set()
+    aliases: dict[str, str] = {}  # local = something.NAME (or NAME), anywhere
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):
+                aliases[target.id] = call_name(value)
+        if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.target, ast.Name):
+            continue
+        var = node.target.id
+        shapes = {
+            shape
+            for stmt in node.body
+            for inner in ast.walk(stmt)
+            if isinstance(inner, ast.Call) and call_name(inner.func) in _FETCH
+            for arg in inner.args[:2]
+            for shape in [_fetched_name(arg, var)]
+            if shape is not None
+        }
+        literal = _string_list(node.iter)
+        for prefix, suffix in shapes:
+            if literal is not None:
+                names.update(prefix + item + suffix for item in literal)
+            elif isinstance(node.iter, (ast.Name, ast.Attribute)):
+                name = call_name(node.iter)
+                looped.add((name, prefix, suffix))
+                if name in aliases:
+                    looped.add((aliases[name], prefix, suffix))
+    return Dynamic(lists, frozenset(looped), frozenset(names))
+
+
+def _fetched_name(node: ast.expr, var: str) -> Optional[tuple[str, str]]:
+    """``(prefix, suffix)`` when *node* is loop variable *var*, maybe with literal
+    strings added before or after it (``"ext_" + var``, ``f"ext_{var}"``)."""
+    if isinstance(node, ast.Name) and node.id == var:
+        return "", ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = node.left, node.right
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            inner = _fetched_name(right, var)
+            return None if inner is None else (left.value + inner[0], inner[1])
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            inner = _fetched_name(left, var)
+            return None if inner is None else (inner[0], inner[1] + right.value)
+    if isinstance(node, ast.JoinedStr):
+        parts = node.values
+        at = [
+            i
+            for i, p in enumerate(parts)
+            if isinstance(p, ast.FormattedValue) and _fetched_name(p.value, var) == ("", "")
+        ]
+        others = [p for i, p in enumerate(parts) if i not in at]
+        if len(at) == 1 and all(
+            isinstance(p, ast.Constant) and isinstance(p.value, str) for p in others
+        ):
+            text = [p.value if isinstance(p, ast.Constant) else "\0" for p in parts]
+            prefix, _, suffix = "".join(str(t) for t in text).partition("\0")
+            return prefix, suffix
+    return None
+
+
 def resolve_relative(level: int, module: Optional[str], package: str) -> Optional[str]:
     """The absolute module name of ``from <level dots><module> import ...`` in *package*."""
     if level == 0:
@@ -376,7 +480,17 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
-    __slots__ = ("_dispatch", "_facts", "_hooks", "data", "error", "path", "text", "tree")
+    __slots__ = (
+        "_dispatch",
+        "_dynamic",
+        "_facts",
+        "_hooks",
+        "data",
+        "error",
+        "path",
+        "text",
+        "tree",
+    )
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -386,6 +500,7 @@ class Source:
         self.error: Optional[Problem] = None
         self._facts: Optional[Facts] = None
         self._hooks: Optional[list[HookCall]] = None
+        self._dynamic: Optional[Dynamic] = None
         self._dispatch: Optional[dict[str, Dispatch]] = None
         try:
             with open(path, "rb") as f:
@@ -449,10 +564,19 @@ class Source:
         assert self._dispatch is not None
         return self._dispatch
 
+    def dynamic_hooks(self) -> Dynamic:
+        """Hooks fetched by name in a loop, and this module's literal lists of names."""
+        if self._dynamic is None:
+            self._dynamic = Dynamic({}, frozenset(), frozenset())
+            if self.tree is not None and _FETCHING.search(self.text):
+                self._dynamic = _dynamic(self.tree)
+        return self._dynamic
+
     def release(self) -> None:
         """Drop the syntax tree once its facts and hook calls are extracted."""
         self.facts()
         self.hook_calls()
+        self.dynamic_hooks()
         self.tree = None
 
     def imports(self, package: str) -> Iterator[ImportFrom]:
