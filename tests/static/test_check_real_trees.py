@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,6 @@ def test_fts004_checks_the_hook_module_its_fragments_and_hook_function_bodies(
 # --------------------------------------------------------------------------- 3. counterparts
 
 
-@PENDING
 def test_fts003_and_fts005_compare_overrides_inside_a_package_init_override_with_trunk(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -210,7 +210,6 @@ def test_fts003_and_fts005_compare_overrides_inside_a_package_init_override_with
     assert code == 0
 
 
-@PENDING
 def test_diff_of_an_override_inside_a_package_init_override_is_against_trunk(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -226,7 +225,6 @@ def test_diff_of_an_override_inside_a_package_init_override_is_against_trunk(
 # --------------------------------------------------------------------------- 4. namespace
 
 
-@PENDING
 def test_fts020_mirror_init_over_a_trunk_namespace_package_hides_its_portion(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -292,7 +290,6 @@ def test_fts010_file_with_conflict_markers_gets_no_fts004_for_names_imported_fro
 # --------------------------------------------------------------------------- 6. silent passes
 
 
-@PENDING
 def test_fts021_whole_file_override_shadowed_by_a_higher_whole_file_override(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -315,7 +312,6 @@ def test_fts022_spec_or_default_is_a_warning_but_spec_func_or_default_is_not(
     assert code == 0
 
 
-@PENDING
 def test_fts008_added_module_one_edit_away_from_a_trunk_module_suggests_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -361,3 +357,21 @@ def test_check_from_a_subfolder_finds_the_repository_upward(
     assert [f["code"] for f in found] == ["FTS022"]
     assert code == 0
     assert os.getcwd() == str(CHECK / scenario / "python" / "orpkg")
+
+
+def test_fts016_lock_and_drift_use_the_trunk_counterpart_inside_a_package_init_override(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(CHECK / "fts003_inside_init_override", repo)
+    code, _, err = run(capsys, "lock", "--repo", str(repo), "-b", "vendor")
+    assert code == 0, err
+    lock = json.loads((repo / "third_party/vendor/backend/spec/flagtree_spec.lock").read_text())
+    assert "cpkg/language/semantic.py" in json.dumps(lock)
+    semantic = repo / "python/cpkg/language/semantic.py"
+    semantic.write_text(semantic.read_text() + "\n\ndef mul():\n    return 3\n")
+    _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--format", "json")
+    drift = [f for f in json.loads(out)["findings"] if f["code"] == "FTS016"]
+    assert [f["path"] for f in drift] == [
+        str(repo / "third_party/vendor/backend/spec/cpkg/language/semantic.py")
+    ]

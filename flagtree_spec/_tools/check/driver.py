@@ -57,8 +57,8 @@ def _hits(model: Model) -> Iterator[Finding]:
             # Both trees have been seen by every per-file rule: keep only their facts.
             if mf.parsed is not None:
                 mf.parsed.release()
-            if mf.lower is not None and mf.lower.endswith(".py"):
-                model.source(mf.lower).release()
+            if mf.counterpart is not None and mf.counterpart.endswith(".py"):
+                model.source(mf.counterpart).release()
     for rule in rules:
         for hit in rule.model(model):
             yield Finding(rule.code, hit.severity or rule.severity, *hit[:4])

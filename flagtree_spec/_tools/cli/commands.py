@@ -286,7 +286,7 @@ def _diff(args: argparse.Namespace) -> int:
     module = model.resolve(name)
     if module.file is None:
         raise InputError(f"{name} does not import ({module.reason or 'a namespace package'})")
-    lower: Optional[str] = module.candidates[0] if module.candidates else None
+    lower: Optional[str] = model.counterpart(name)
     if module.origin is None:
         text = ""
         note = f"{name} loads from trunk ({module.file}); nothing overrides it"

@@ -593,6 +593,20 @@ class Model:
         candidates = self.resolve(name).candidates
         return candidates[0] if candidates else None
 
+    def counterpart(self, name: str) -> Optional[str]:
+        """The version the file loading for *name* is compared with: the next one down
+        its chain, else the trunk's file of that name, which is not on the path when
+        the override sits inside a package-init override that does not call
+        ``spec_path`` (the package's ``__path__`` is then the mirror folder only)."""
+        lower = self.lower_version(name)
+        if lower is not None:
+            return lower
+        module = self.resolve(name)
+        trunk = self.trunk_only(name) if module.origin is not None else None
+        if trunk is None or module.file is None:
+            return None
+        return None if os.path.normpath(trunk) == os.path.normpath(module.file) else trunk
+
 
 def _targets(statement: Statement, package: str) -> list[str]:
     """The modules an import statement in package *package* may import."""
