@@ -306,8 +306,8 @@ def test_override_shadowed_by_a_higher_backend_is_not_dead_but_is_still_parsed(
     found = json.loads(out)["findings"]
     # Parsed (FTS010), and never run: the higher override does not inherit (FTS021).
     assert [(f["code"], f["path"], f["line"], f["col"]) for f in found] == [
-        ("FTS010", low, 1, 12),
         ("FTS021", low, 1, 1),
+        ("FTS010", low, 1, 12),
     ]
     assert code == 1
     code, out, _ = run(capsys, "list", "--repo", str(repo), "-b", "high", "-b", "low")
