@@ -301,7 +301,6 @@ def test_fts021_whole_file_override_shadowed_by_a_higher_whole_file_override(
     assert code == 0
 
 
-@PENDING
 def test_fts022_spec_or_default_is_a_warning_but_spec_func_or_default_is_not(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -1,4 +1,5 @@
-"""The check rules about hook modules: FTS009, FTS012, FTS013 and FTS015.
+"""The check rules about hook modules and hook calls: FTS009, FTS012, FTS013, FTS015 and
+FTS022.
 
 They read the hook modules as the model resolves them
 (:mod:`flagtree_spec._tools.model.hooks`: names bound as the import system
@@ -282,4 +283,20 @@ class UnboundHookInAll(Rule):
                     f"__all__ names hook {name!r}, which the hook module never binds, so "
                     f"spec({name!r}) finds nothing and 'from ... import *' raises "
                     f"AttributeError; {fix}",
+                )
+
+
+@rule("FTS022", "warning", "spec(...) or default: a hook may return a falsy value")
+class SpecOrDefault(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for module, source in _sources(model):
+            assert module.file is not None
+            for line, col, hook in source.or_defaults():
+                yield Hit(
+                    module.file,
+                    line,
+                    col,
+                    f"spec({hook!r}, ...) or default: the default also runs when the hook "
+                    "returns a falsy value (0, None, an empty array); call "
+                    f"(spec_func({hook!r}) or default)(...) instead",
                 )

@@ -374,6 +374,8 @@ class Dynamic(NamedTuple):
 
 
 _FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
+# A module that may hold "spec(...) or default".
+_SPEC_OR = re.compile(r"\bspec\s*\((?s:.)*?\)\s*or\b")
 # A module that may fetch hooks in a loop, or define a list of their names.
 _FETCHING = re.compile(r"\bfor\b.*\bin\b|_list\b|\[\s*['\"]")
 
@@ -485,6 +487,7 @@ class Source:
         "_dynamic",
         "_facts",
         "_hooks",
+        "_or_default",
         "data",
         "error",
         "path",
@@ -501,6 +504,7 @@ class Source:
         self._facts: Optional[Facts] = None
         self._hooks: Optional[list[HookCall]] = None
         self._dynamic: Optional[Dynamic] = None
+        self._or_default: Optional[list[tuple[int, int, str]]] = None
         self._dispatch: Optional[dict[str, Dispatch]] = None
         try:
             with open(path, "rb") as f:
@@ -572,11 +576,32 @@ class Source:
                 self._dynamic = _dynamic(self.tree)
         return self._dynamic
 
+    def or_defaults(self) -> list[tuple[int, int, str]]:
+        """``(line, col, hook)`` of every ``spec("hook", ...) or default``."""
+        if self._or_default is None:
+            self._or_default = []
+            if self.tree is not None and _SPEC_OR.search(self.text):
+                for node in ast.walk(self.tree):
+                    if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
+                        continue
+                    first = node.values[0]
+                    if (
+                        isinstance(first, ast.Call)
+                        and call_name(first.func) == "spec"
+                        and first.args
+                        and isinstance(first.args[0], ast.Constant)
+                        and isinstance(first.args[0].value, str)
+                    ):
+                        hook = first.args[0].value
+                        self._or_default.append((node.lineno, node.col_offset + 1, hook))
+        return self._or_default
+
     def release(self) -> None:
         """Drop the syntax tree once its facts and hook calls are extracted."""
         self.facts()
         self.hook_calls()
         self.dynamic_hooks()
+        self.or_defaults()
         self.tree = None
 
     def imports(self, package: str) -> Iterator[ImportFrom]:
