@@ -322,7 +322,6 @@ def test_fts008_added_module_one_edit_away_from_a_trunk_module_suggests_it(
     assert "did you mean" not in other
 
 
-@PENDING
 def test_check_without_a_backend_checks_every_backend_of_the_repository_and_says_which(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -336,7 +335,6 @@ def test_check_without_a_backend_checks_every_backend_of_the_repository_and_says
     assert code == 1
 
 
-@PENDING
 def test_check_without_a_backend_and_no_spec_tree_exits_2_saying_nothing_was_checked(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -345,7 +343,6 @@ def test_check_without_a_backend_and_no_spec_tree_exits_2_saying_nothing_was_che
     assert "nothing was checked" in err and "cxx_only" in err
 
 
-@PENDING
 def test_check_from_a_subfolder_finds_the_repository_upward(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

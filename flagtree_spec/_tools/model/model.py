@@ -703,12 +703,19 @@ def load(
             raise InputError(f"--repo {repo!r} is not a directory")
         try:
             found = detect_repo(where)
+            # Like git: without --repo, the repository may be a folder above.
+            above = os.path.abspath(where)
+            while found is None and repo is None and os.path.dirname(above) != above:
+                above = os.path.dirname(above)
+                found = detect_repo(above)
         except RepoError as exc:
             raise InputError(str(exc)) from None
         if found is None:
             raise InputError(
                 f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "
-                "(python/R/__init__.py and third_party/); "
+                "(python/R/__init__.py and third_party/)"
+                + ("" if repo is not None else ", nor is a folder above it")
+                + "; "
                 "pass --trunk DIR, --package R or --repo DIR"
             )
         rdir = found
