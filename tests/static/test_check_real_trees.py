@@ -24,8 +24,6 @@ from flagtree_spec._cli import main
 
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 
-# While the rules are being written (removed before the work is merged).
-PENDING = pytest.mark.xfail(strict=True, reason="not implemented yet")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
