@@ -29,7 +29,7 @@ from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
 
-__all__ = ["AutoFinder", "install", "installed", "start_from_environment", "uninstall"]
+__all__ = ["AutoFinder", "adopt", "install", "installed", "start_from_environment", "uninstall"]
 
 _roots: set[str] = set()
 # Records created by auto mode, by package name: uninstall() undoes exactly these.
@@ -116,6 +116,24 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
             _path.ExcludeFinder.enable()
     if package.mirrors:
         logger.debug("auto mode: package %s gets %s", fullname, ", ".join(package.mirrors))
+
+
+def adopt(name: str, path: list[str]) -> None:
+    """Record package *name*, loaded without this finder, if auto mode covers its root.
+
+    ``inherit()`` calls it for a package-init override loaded by hand, once
+    the lower version's folders are on *path*: the record puts every mirror
+    folder of the stack in front, as the finder would have.
+    """
+    root = name.partition(".")[0]
+    if root not in _roots:
+        return
+    with _state.lock:
+        known = _path._packages.get(name)
+        if known is not None and known.path is path:
+            return
+        state = _state.state_of(root)
+        _owned[name] = _path._record(name, path, None, state)
 
 
 def install(root: str) -> None:

@@ -167,10 +167,24 @@ def _read_limited(path: str, limit: int, what: str) -> Optional[bytes]:
 def read_marker(rdir: str) -> Optional[Marker]:
     """Read the build-time backend marker of the root package folder *rdir*.
 
-    A file ``FLAGTREE_BACKEND`` (at most 4 KiB of strict UTF-8, stripped; empty
-    means no backend) or a module ``_flagtree_backend.py`` holding exactly one
-    ``FLAGTREE_BACKEND = "literal"`` (read with :mod:`ast`, never executed).
-    When both exist they must agree.  Returns ``None`` when there is no marker.
+    Two shapes, as FlagTree's build writes them:
+
+    * a text file ``FLAGTREE_BACKEND`` (at most 4 KiB of strict UTF-8,
+      stripped; empty means no backend);
+    * a module ``_flagtree_backend.py``, read with :mod:`ast` and never
+      executed.  A module holding only ``FLAGTREE_BACKEND = "literal"``
+      (annotated or not, after an optional docstring) is a marker.  A module
+      whose single top-level ``FLAGTREE_BACKEND = ...`` *computes* the value
+      (FlagTree's own reads the text file beside it) is no marker by itself:
+      the text file, when present, is; without it there is no marker (a
+      debug line says so).
+
+    When the text file and a literal module both exist they must agree.
+    Returns ``None`` when there is no marker.  Raises
+    :class:`SpecConfigError` for a marker that cannot be read: a text file
+    that is not a backend stack, a module that is neither shape (several
+    assignments, a literal among other code, a literal of the wrong type).
+    Whether that error stops an import is the caller's decision.
     """
     found: list[Marker] = []
     path = os.path.join(rdir, MARKER_FILE)
@@ -186,7 +200,17 @@ def read_marker(rdir: str) -> Optional[Marker]:
     path = os.path.join(rdir, MARKER_MODULE)
     data = _read_limited(path, _MAX_DECLARATION, "backend marker")
     if data is not None:
-        found.append(Marker(parse_stack(_marker_module_value(data, path), f"{path}"), path))
+        value = _marker_module_value(data, path)
+        if value is not None:
+            found.append(Marker(parse_stack(value, f"{path}"), path))
+        elif not found:
+            from ._log import logger
+
+            logger.debug(
+                "%s computes FLAGTREE_BACKEND and there is no %s file beside it: no build marker",
+                path,
+                MARKER_FILE,
+            )
     if len(found) == 2 and found[0].stack != found[1].stack:
         raise SpecConfigError(
             f"backend markers disagree: {found[0].path} names {','.join(found[0].stack) or 'none'}"
@@ -195,10 +219,15 @@ def read_marker(rdir: str) -> Optional[Marker]:
     return found[0] if found else None
 
 
-def _marker_module_value(data: bytes, path: str) -> str:
+def _marker_module_value(data: bytes, path: str) -> Optional[str]:
+    """The literal of a marker module, or ``None`` when the module computes the value."""
     import ast
 
-    rule = f'{path} must hold exactly one top-level FLAGTREE_BACKEND = "name" and nothing else'
+    rule = (
+        f'{path} must hold exactly one top-level FLAGTREE_BACKEND = "name" and nothing else, '
+        "or compute the value in one top-level FLAGTREE_BACKEND = ... (FlagTree's own module, "
+        f"then the {MARKER_FILE} file beside it is the marker)"
+    )
     try:
         tree = ast.parse(data, filename=path)
     except (SyntaxError, ValueError) as exc:
@@ -213,18 +242,57 @@ def _marker_module_value(data: bytes, path: str) -> str:
         and isinstance(body[0].value.value, str)
     ):
         body = body[1:]  # a module docstring is allowed
-    if len(body) == 1:
-        node = body[0]
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == "FLAGTREE_BACKEND"
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            return node.value.value
+    bindings = [node for node in body if _binds_marker(node)]
+    if len(bindings) == 1:
+        node = bindings[0]
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        single = isinstance(node, ast.AnnAssign) or (
+            isinstance(node, ast.Assign) and len(node.targets) == 1
+        )
+        if value is not None and single:
+            if isinstance(value, ast.Constant):
+                if isinstance(value.value, str) and len(body) == 1:
+                    return value.value
+                if not isinstance(value.value, str):
+                    raise SpecConfigError(
+                        f"{rule}; its FLAGTREE_BACKEND is {value.value!r}, not a string "
+                        "(it is read, never executed)"
+                    )
+            else:
+                return None  # computed: only running the module would tell
+    if len(bindings) > 1:
+        raise SpecConfigError(
+            f"{rule}; it assigns FLAGTREE_BACKEND {len(bindings)} times (it is read, never "
+            "executed)"
+        )
     raise SpecConfigError(f"{rule} (it is read, never executed)")
+
+
+def _binds_marker(node: object) -> bool:
+    """Whether the top-level statement *node* binds the name ``FLAGTREE_BACKEND``."""
+    import ast
+
+    assert isinstance(node, ast.stmt)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == "FLAGTREE_BACKEND"
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.partition(".")[0]) == "FLAGTREE_BACKEND" for a in node.names)
+    # Any other statement binds it when a name it stores is FLAGTREE_BACKEND (an assignment,
+    # a for or with target, a walrus); function and class bodies are their own scopes.
+    pending: list[ast.AST] = [node]
+    while pending:
+        item = pending.pop()
+        if (
+            isinstance(item, ast.Name)
+            and item.id == "FLAGTREE_BACKEND"
+            and isinstance(item.ctx, ast.Store)
+        ):
+            return True
+        scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        if isinstance(item, scopes) and item is not node:
+            continue
+        pending.extend(ast.iter_child_nodes(item))
+    return False
 
 
 class Declaration(NamedTuple):

@@ -567,6 +567,17 @@ def warn_nowhere(finder: _Finder, backend: str, named_by: str) -> None:
     _warned.add(backend)
     import warnings
 
+    message = nowhere_message(finder, backend, named_by) + " The program runs on without it."
+    warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
+
+
+def backend_exists(finder: _Finder, backend: str) -> bool:
+    """Whether *backend* has a spec root, or a folder, for this root package."""
+    return bool(finder.backend_folders(backend) or backend_traces(finder, backend))
+
+
+def nowhere_message(finder: _Finder, backend: str, named_by: str) -> str:
+    """Where *backend* (named by *named_by*) was looked for, and the close matches."""
     found = existing_backends(finder)
     matches = close_matches(backend, found)
     if matches:
@@ -575,12 +586,10 @@ def warn_nowhere(finder: _Finder, backend: str, named_by: str) -> None:
         hint = "the backends that exist are " + ", ".join(found) + "."
     else:
         hint = "no backend exists for this package."
-    message = (
+    return (
         f"{named_by} names backend {backend!r}, which exists nowhere for package "
-        f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint} "
-        "The program runs on without it."
+        f"{finder.root!r} (looked in {', '.join(looked_in(finder, backend))}); {hint}"
     )
-    warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
 
 
 def _outside_frames() -> int:

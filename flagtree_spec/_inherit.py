@@ -14,6 +14,7 @@ import sys
 from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder
 from typing import Any, Optional
 
+from . import _auto
 from ._errors import SpecError
 from ._log import logger
 
@@ -164,6 +165,8 @@ def inherit(namespace: dict[str, Any]) -> str:
     running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)
+    if is_package:
+        _keep_lower_folders(name, namespace, lower)
     try:
         exec(code, namespace)
     except BaseException:
@@ -179,6 +182,36 @@ def inherit(namespace: dict[str, Any]) -> str:
             namespace["__doc__"] = own_doc
     namespace["__inherits__"] = lower_file
     return lower_file
+
+
+def _keep_lower_folders(name: str, namespace: dict[str, Any], lower: ModuleSpec) -> None:
+    """Put the lower version's folders on a package-init override's ``__path__``.
+
+    Imported through the import system under ``spec_path`` or auto mode, the
+    path holds them already.  Loaded by hand (a finder's ``find_spec``, then
+    ``exec_module``, as ``triton.language.extra`` loads its sub-packages),
+    it holds only the override's own folder, and trunk submodules that the
+    ``__init__`` does not import itself could no longer be imported.  They
+    are added before the lower version runs, so its own imports find them;
+    under auto mode the package is then recorded as if its finder had seen it.
+    """
+    path = namespace.get("__path__")
+    if not isinstance(path, list):
+        return
+    have = {os.path.normpath(entry) for entry in path}
+    added = [
+        entry
+        for entry in lower.submodule_search_locations or ()
+        if os.path.normpath(entry) not in have
+    ]
+    if not added:
+        return
+    path.extend(added)
+    locations = getattr(namespace.get("__spec__"), "submodule_search_locations", None)
+    if isinstance(locations, list) and locations is not path:
+        locations.extend(entry for entry in added if entry not in locations)
+    logger.debug("package %s: lower folders %s kept on __path__", name, ", ".join(added))
+    _auto.adopt(name, path)
 
 
 def _current_and_lower(

@@ -93,6 +93,10 @@ def trunk_dirs(name: str) -> list[str]:
     return [d for d in (os.path.join(t, last) for t in trunk_dirs(parent)) if os.path.isdir(d)]
 
 
+# How many frames above spec_path()'s caller a package's __init__ may call it from.
+_FORWARDING_DEPTH = 4
+
+
 def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Optional[ModuleType]]:
     if frame is not None and frame.f_globals.get("__path__") is path:
         name = frame.f_globals.get("__name__")
@@ -101,6 +105,18 @@ def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Option
     for name, module in list(sys.modules.items()):
         if getattr(module, "__dict__", {}).get("__path__") is path:
             return name, module
+    # Called through a forwarding function (def spec_path(p): return lib.spec_path(p)) from
+    # a package loaded by hand, which is not in sys.modules yet: the package's frame is a
+    # few frames further up.
+    depth = 0
+    while frame is not None and depth < _FORWARDING_DEPTH:
+        frame = frame.f_back
+        depth += 1
+        if frame is not None and frame.f_globals.get("__path__") is path:
+            found = getattr(frame.f_globals.get("__spec__"), "name", None)
+            found = found or frame.f_globals.get("__name__")
+            if isinstance(found, str):
+                return found, None
     raise SpecError(
         "spec_path() cannot tell which package this __path__ belongs to; call it as "
         "spec_path(__path__) from the package's __init__.py, or pass name='package.name'"

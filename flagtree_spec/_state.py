@@ -18,7 +18,14 @@ from typing import Optional
 
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
-from ._config import check_backend_name, env_flag, parse_module_names, parse_stack, read_marker
+from ._config import (
+    Marker,
+    check_backend_name,
+    env_flag,
+    parse_module_names,
+    parse_stack,
+    read_marker,
+)
 from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
@@ -163,7 +170,7 @@ _NAMED_BY = {"activate()": "activate()", "FLAGTREE_BACKEND": "FLAGTREE_BACKEND"}
 
 def _from_environment(rdir: str) -> tuple[tuple[str, ...], str]:
     value = os.environ.get("FLAGTREE_BACKEND", "")
-    marker = read_marker(rdir)
+    marker = _marker(rdir, bool(value.strip()))
     if value.strip():
         stack = parse_stack(value, "FLAGTREE_BACKEND")
         if value.strip() == "none":
@@ -183,6 +190,39 @@ def _from_environment(rdir: str) -> tuple[tuple[str, ...], str]:
     if marker is not None:
         return marker.stack, f"marker {marker.path}"
     return (), "no backend set"
+
+
+# Unreadable markers already reported on stderr, by folder: once per process.
+_reported: set[str] = set()
+
+
+def _marker(rdir: str, environment_decides: bool) -> Optional[Marker]:
+    """The build-time marker of *rdir*; one that cannot be read counts as none.
+
+    Under ``FLAGTREE_SPEC_STRICT=1`` an unreadable marker is the
+    :class:`SpecConfigError` it raised.  Otherwise it never makes an import
+    fail: when ``FLAGTREE_BACKEND`` is set, that decides and a debug line
+    notes the marker; when not, one line on stderr per folder and process
+    says the package runs with no backend (not a warning, which a
+    ``-W error`` run would turn into a failed import).
+    """
+    try:
+        return read_marker(rdir)
+    except SpecConfigError as exc:
+        if env_flag("FLAGTREE_SPEC_STRICT"):
+            raise SpecConfigError(f"{exc} [FLAGTREE_SPEC_STRICT=1]") from None
+        if environment_decides:
+            logger.debug("build-time marker ignored, FLAGTREE_BACKEND decides: %s", exc)
+        elif rdir not in _reported:
+            _reported.add(rdir)
+            logger.debug("build-time marker ignored: %s", exc)
+            if sys.stderr is not None:  # None under pythonw
+                sys.stderr.write(
+                    f"flagtree_spec: build-time backend marker ignored, so no backend is "
+                    f"active: {exc}. Set FLAGTREE_BACKEND to choose one, or "
+                    "FLAGTREE_SPEC_STRICT=1 to make this an error\n"
+                )
+        return None
 
 
 def state_of(root: str) -> RootState:

@@ -9,7 +9,9 @@ nothing else runs, and nothing but the runtime is imported.
   session as if ``FLAGTREE_BACKEND=B`` were set, child processes included.
   It is applied in ``pytest_load_initial_conftests`` (first), before any
   ``conftest.py`` can import a root package; a root package imported even
-  earlier under another backend is a usage error naming who imported it.
+  earlier under another backend is a usage error naming who imported it, and
+  so is a backend that exists nowhere for the root packages the session
+  imports (a typo: the close matches are named), before any test runs.
 * ``--flagtree-report`` prints which overrides and added modules were loaded
   during the session and which never were; ``--flagtree-report=json:PATH``
   writes the same as JSON.  Under pytest-xdist the workers' findings are
@@ -17,6 +19,10 @@ nothing else runs, and nothing but the runtime is imported.
   only then.
 * The fixture ``flagtree_run`` runs a function or code in a fresh interpreter
   under a given backend stack and returns its result.
+
+PYTEST_DONT_REWRITE: a program may import this module before pytest starts;
+it has no ``assert`` for pytest to rewrite, and the marker keeps pytest from
+warning that it cannot (a warning ``filterwarnings = error`` makes fatal).
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ import pytest
 
 from . import _state
 from ._config import is_module_name, parse_stack, quote
-from ._errors import SpecError
+from ._discovery import _Finder, backend_exists, nowhere_message
+from ._errors import SpecError, SpecWarning
 
 __all__ = ["ChildError", "Runner", "flagtree_run"]
 
@@ -39,7 +46,7 @@ __all__ = ["ChildError", "Runner", "flagtree_run"]
 class _Settings:
     """What the session asked for, kept in the config's stash."""
 
-    __slots__ = ("backend", "reports", "roots", "saved", "source", "stack")
+    __slots__ = ("backend", "checked", "reports", "roots", "saved", "source", "stack")
 
     def __init__(self) -> None:
         self.stack: Optional[tuple[str, ...]] = None  # None: the plugin selects nothing
@@ -48,6 +55,7 @@ class _Settings:
         self.roots: tuple[str, ...] = ()
         self.reports: list[str] = []
         self.saved: Optional[tuple[bool, str]] = None  # FLAGTREE_BACKEND before the session
+        self.checked = False  # whether the stack's backends were found to exist
 
 
 _SETTINGS = pytest.StashKey[_Settings]()
@@ -124,9 +132,79 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             raise _usage(str(exc)) from None
         settings.saved = ("FLAGTREE_BACKEND" in os.environ, env)
         os.environ["FLAGTREE_BACKEND"] = ",".join(settings.stack) or "none"
+        _check_exists(settings, named=False)
         _check_imported(early_config, settings)
     if settings.reports:
         early_config.pluginmanager.register(_Recorder(early_config, settings), _RECORDER)
+
+
+def _check_exists(settings: _Settings, named: bool = True) -> None:
+    """A usage error for a backend of the session's stack that exists nowhere (a typo).
+
+    Judged against the root packages known so far (those already resolved, and
+    with *named* those that ``--flagtree-root`` names), as ``flagtree-spec
+    check`` judges ``-b``: a backend exists when one of them has a spec root or
+    a folder of it, or when an entry point declares it.  With no root package
+    known yet the check waits for one (after the conftest files, after
+    collection, at the end of the session), so a misspelt backend never ends in
+    a green run.
+    """
+    if settings.checked or settings.saved is None or not settings.stack:
+        return
+    finders = []
+    roots = set(_state.known_roots())
+    for root in sorted(roots | set(settings.roots) if named else roots):
+        try:
+            finders.append(_Finder(root, _state.root_dir(root), _state.entry_points))
+        except SpecError:
+            continue  # the header says why the root package cannot be found
+    if not finders:
+        return
+    shown = f"{settings.source}={quote(settings.backend.strip())}"
+    for backend in settings.stack:
+        try:
+            if any(backend_exists(finder, backend) for finder in finders):
+                continue
+        except SpecError:
+            continue  # not a typo: the runtime reports it where the backend is used
+        message = nowhere_message(finders[0], backend, shown)
+        if len(finders) > 1:
+            others = ", ".join(repr(f.root) for f in finders[1:])
+            message += f" Nor does it exist for the other root packages ({others})."
+        raise _usage(message)
+    settings.checked = True
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # The conftest files are loaded: the root packages they imported are known.
+    settings = session.config.stash.get(_SETTINGS, None)
+    if settings is not None:
+        _check_exists(settings)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Before any test runs: the root packages that the test modules imported are known.
+    settings = session.config.stash.get(_SETTINGS, None)
+    if settings is not None:
+        _check_exists(settings)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # No root package was known before the tests ran: judge the ones they imported, so
+    # that the session fails rather than passes on trunk.
+    settings = session.config.stash.get(_SETTINGS, None)
+    if settings is None or settings.checked or hasattr(session.config, "workeroutput"):
+        return
+    try:
+        _check_exists(settings)
+    except pytest.UsageError as exc:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"ERROR: {exc}", red=True, bold=True)
+        else:
+            print(f"ERROR: {exc}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
 def _root_names(value: str) -> tuple[str, ...]:
@@ -241,7 +319,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     roots = sorted(set(settings.roots) | set(_state.known_roots()))
     for root in roots:
         try:
-            state = _state.state_of(root)
+            state = _state_for_option(config, root)
         except SpecError as exc:
             lines.append(f"flagtree_spec: {root}: {exc}")
             continue
@@ -252,6 +330,43 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             "flagtree_spec: no root package imported yet (--flagtree-root=R shows its spec roots)"
         )
     return lines
+
+
+def _state_for_option(config: pytest.Config, root: str) -> _state.RootState:
+    """The state of *root*, resolved here because ``--flagtree-root`` names it.
+
+    A warning the runtime gives while resolving it (a backend of
+    ``FLAGTREE_BACKEND`` that exists nowhere for this root package) would point
+    at the plugin machinery that called; it is given again as the option's, at
+    the ini file's line when ``flagtree_root`` came from there.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SpecWarning)
+        state = _state.state_of(root)
+    option = _option_location(config)
+    for warning in caught:
+        where, line = (
+            option
+            if issubclass(warning.category, SpecWarning)
+            else (warning.filename, warning.lineno)
+        )
+        warnings.warn_explicit(warning.message, warning.category, where, line)
+    return state
+
+
+def _option_location(config: pytest.Config) -> tuple[str, int]:
+    """Where the root packages were named: ``("--flagtree-root", 0)``, the ini file's line,
+    or ``("flagtree_root", 0)`` for an ini value given with ``-o``."""
+    if getattr(config.option, "flagtree_root", None) or config.inipath is None:
+        return "--flagtree-root", 0
+    # pytest has read this file already: it is there and decodes.
+    lines = config.inipath.read_text(encoding="utf-8").splitlines()
+    for number, text in enumerate(lines, 1):
+        if text.strip().startswith("flagtree_root"):
+            return str(config.inipath), number
+    return "flagtree_root", 0
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -317,7 +317,7 @@ def test_marker_module_with_code_on_the_same_line_is_never_executed(tmp_path):
     (site / "fixpkg" / "_flagtree_backend.py").write_text(
         f'FLAGTREE_BACKEND = "alpha"; open({str(pwned)!r}, "w").close()\n'
     )
-    out = case(IMPORT_RUNTIME, path=[site])
+    out = case(IMPORT_RUNTIME, path=[site], env={"FLAGTREE_SPEC_STRICT": "1"})
     assert out["result"][0] == "SpecConfigError"
     assert "exactly one top-level FLAGTREE_BACKEND" in out["result"][1]
     assert not pwned.exists()

@@ -108,6 +108,124 @@ def test_bad_backend_name_is_a_usage_error(project):
     )
 
 
+def test_backend_that_exists_nowhere_is_a_usage_error_naming_the_close_matches(project):
+    # The conftest imports plugpkg: the session stops before collecting, as check -b does.
+    result = run(project, "--flagtree-backend=fsat,slow")
+    assert result.ret == USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: flagtree_spec: --flagtree-backend='fsat,slow' names backend 'fsat', which "
+            "exists nowhere for package 'plugpkg' (looked in "
+            f"{project.path}/python/plugpkg/backends/fsat/spec, *entry point 'fsat' in group "
+            "flagtree_spec.backends); did you mean 'fast'?"
+        ]
+    )
+    assert "collected" not in result.stdout.str()
+    (project.path / "pytest.ini").write_text(
+        "[pytest]\npythonpath = python\nflagtree_backend = mybakend\n"
+    )
+    result = run(project)
+    assert result.ret == USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: flagtree_spec: flagtree_backend in pytest.ini='mybakend' names backend "
+            "'mybakend', which exists nowhere *; the backends that exist are fast, slow."
+        ]
+    )
+
+
+def test_backend_that_exists_nowhere_is_found_when_a_test_module_imports_the_root(project):
+    # No conftest: the root package is first imported while the test modules are collected.
+    result = run(project, "--noconftest", "tests", "--flagtree-backend=slwo")
+    assert result.ret == USAGE_ERROR
+    output = pytest.LineMatcher(result.outlines + result.errlines)
+    output.fnmatch_lines(["ERROR: flagtree_spec: *backend 'slwo'*did you mean 'slow'?"])
+    output.no_fnmatch_line("*passed*")
+
+
+def test_backend_that_exists_nowhere_fails_the_session_when_only_a_test_imports_the_root(
+    project,
+):
+    project.makepyfile(test_late="def test_late():\n    import plugpkg.ops\n")
+    result = run(project, "--noconftest", "test_late.py", "--flagtree-backend=fsat")
+    assert result.ret == USAGE_ERROR
+    result.stdout.fnmatch_lines(
+        [
+            "test_late.py .*",
+            "ERROR: flagtree_spec: --flagtree-backend='fsat' names backend 'fsat'*",
+            "*1 passed*",
+        ]
+    )
+    # Without the terminal reporter the error still reaches the user, on stderr.
+    result = run(
+        project, "-p", "no:terminal", "--noconftest", "test_late.py", "--flagtree-backend=fsat"
+    )
+    assert result.ret == USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: flagtree_spec: --flagtree-backend='fsat' names*"])
+
+
+def test_backend_of_the_option_exists_by_a_folder_without_spec_tree_or_by_another_root(project):
+    # third_party/cpponly has no Python spec tree: a backend of C++ changes, not a typo.
+    (project.path / "third_party" / "cpponly").mkdir()
+    run(project, "--flagtree-backend=cpponly").assert_outcomes(passed=2)
+    # fast exists for plugpkg; that otherpkg has no such backend is no usage error.
+    # otherpkg lies outside the repository: fast does not exist for it.
+    project.makepyfile(**{"elsewhere/otherpkg/__init__": ""})
+    (project.path / "pytest.ini").write_text("[pytest]\npythonpath = python elsewhere\n")
+    result = run(
+        project,
+        "--flagtree-backend=fast",
+        "--flagtree-root=otherpkg",
+        kind="fast",
+        layers="layers fast",
+    )
+    result.assert_outcomes(passed=2)
+    # A root package that cannot be found is the header's to report, not a reason to stop.
+    result = run(
+        project,
+        "--flagtree-backend=fast",
+        "--flagtree-root=nosuchpkg",
+        kind="fast",
+        layers="layers fast",
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["flagtree_spec: nosuchpkg: root package 'nosuchpkg' is not*"])
+    result = run(project, "--flagtree-backend=fsat", "--flagtree-root=otherpkg")
+    assert result.ret == USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*'fsat', which exists nowhere for package 'otherpkg' (*; no backend exists for this "
+            "package. Nor does it exist for the other root packages ('plugpkg')."
+        ]
+    )
+
+
+def test_warning_for_a_root_named_by_the_option_points_at_the_option(project, monkeypatch):
+    # FLAGTREE_BACKEND is the runtime's to judge; the header resolves plugpkg because
+    # --flagtree-root names it, and the runtime's warning must not point at pluggy.
+    monkeypatch.setenv("FLAGTREE_BACKEND", "fsat")
+    result = run(project, "--noconftest", "tests", "--flagtree-root=plugpkg")
+    result.assert_outcomes(passed=2)
+    result.stderr.fnmatch_lines(
+        [
+            "--flagtree-root:0: SpecWarning: FLAGTREE_BACKEND names backend 'fsat', which "
+            "exists nowhere for package 'plugpkg' (*did you mean 'fast'? The program runs on "
+            "without it."
+        ]
+    )
+    assert "pluggy" not in result.stderr.str()
+    (project.path / "pytest.ini").write_text(
+        "[pytest]\npythonpath = python\n# the report's roots\nflagtree_root = plugpkg\n"
+    )
+    result = run(project, "--noconftest", "tests")
+    result.assert_outcomes(passed=2)
+    result.stderr.fnmatch_lines([f"{project.path}/pytest.ini:4: SpecWarning: FLAGTREE_BACKEND*"])
+    assert "pluggy" not in result.stderr.str()
+    (project.path / "pytest.ini").write_text("[pytest]\npythonpath = python\n")
+    result = run(project, "--noconftest", "tests", "-o", "flagtree_root=plugpkg")
+    result.stderr.fnmatch_lines(["flagtree_root:0: SpecWarning: FLAGTREE_BACKEND*"])
+
+
 def test_root_imported_earlier_under_another_backend_is_a_usage_error_naming_the_importer(
     project,
 ):

@@ -268,3 +268,26 @@ def test_run_children_that_cannot_import_the_library_get_it_from_the_startup_fol
         check=True,
     )
     assert (proc.stdout.strip(), proc.stderr) == ("zeta", "")
+
+
+@pytest.mark.parametrize("flags", [(), ("-W", "error")])
+def test_run_m_pytest_under_warnings_as_errors_runs_the_suite(flags):
+    # run imports the library before pytest starts, so pytest cannot rewrite the asserts of
+    # the package its pytest11 plugin lives in; the PYTEST_DONT_REWRITE marker keeps it from
+    # warning about that, which filterwarnings = error would make fatal.
+    project = FIXTURES / "run_pytest_strict"
+    proc = cli(
+        "run",
+        "-b",
+        "zeta",
+        "--root",
+        "unmodpkg",
+        "-m",
+        "pytest",
+        "-q",
+        *flags,
+        str(project),
+        cwd=project,
+    )
+    assert "1 passed" in proc.stdout, proc.stdout
+    assert "PytestAssertRewriteWarning" not in proc.stdout + proc.stderr

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from ..._discovery import same_tree
 from ..model.model import Model
@@ -179,7 +179,19 @@ class PackageInitOverride(Rule):
                 for child in sorted(mf.model.folder(trunk).children())
                 if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
             ]
-            if hidden:
+            foreign = _trunk_foreign_spec_path(mf)
+            if hidden and foreign:
+                yield Hit(
+                    path,
+                    1,
+                    1,
+                    f"package-init override of {module.name} does not call spec_path(__path__), "
+                    f"so its __path__ is the mirror folder only and trunk modules "
+                    f"{_shown(hidden)} cannot be imported. The trunk's spec_path, from "
+                    f"{foreign}, would not help: {_foreign_does(mf.model, foreign)}. "
+                    f"{_foreign_fix(foreign)}",
+                )
+            elif hidden:
                 yield Hit(
                     path,
                     1,
@@ -187,6 +199,32 @@ class PackageInitOverride(Rule):
                     f"package-init override of {module.name} does not call spec_path(__path__), "
                     f"so its __path__ is the mirror folder only and trunk modules "
                     f"{_shown(hidden)} cannot be imported; add 'spec_path(__path__)' to it",
+                )
+        elif mf.state == "live" and mf.entry.kind == "init" and mf.parsed is not None:
+            facts = mf.parsed.facts()
+            foreign = (
+                mf.model.foreign_spec_path(path, module.name)
+                if facts.spec_path is not None and not facts.inherits
+                else None
+            )
+            own = mf.model.folder(os.path.dirname(path)).children()
+            hidden = sorted(
+                {
+                    child
+                    for trunk in module.trunk
+                    for child in mf.model.folder(trunk).children()
+                    if child not in own
+                }
+            )
+            if foreign and hidden:
+                yield Hit(
+                    path,
+                    1,
+                    1,
+                    f"package-init override of {module.name} calls the spec_path of {foreign}, "
+                    f"not flagtree_spec's: {_foreign_does(mf.model, foreign)}, so its "
+                    f"__path__ stays the mirror folder and trunk modules {_shown(hidden)} cannot "
+                    f"be imported. {_foreign_fix(foreign)}",
                 )
 
 
@@ -379,3 +417,39 @@ class CompiledFile(Rule):
                 f"compiled file in the mirror tree of {mf.spec_root.backend or mf.spec_root.path}: "
                 "Python loads it like a module, but nobody can review it; keep sources only",
             )
+
+
+def _trunk_foreign_spec_path(mf: MirrorFile) -> Optional[str]:
+    """The trunk's own ``spec_path`` that the lower ``__init__`` of package-init
+    override *mf* calls (the next lower version, else the trunk's), if any."""
+    inits = [mf.lower] if mf.lower else []
+    inits += [os.path.join(t, "__init__.py") for t in mf.module.trunk]
+    for init in inits:
+        if init and os.path.isfile(init):
+            return mf.model.foreign_spec_path(init, mf.module.name)
+    return None
+
+
+def _foreign_does(model: Model, foreign: str) -> str:
+    """What a trunk's own ``spec_path`` (defined in *foreign*) does, for FTS002."""
+    if os.path.basename(foreign) == "flagtree_spec.py":
+        r = model.root
+        return (
+            f"that one (FlagTree's own) puts a single folder, <{r}>/backends/<B>/spec/{r}/"
+            f"<package>, which it finds by searching __path__[0] for '/{r}', in front of "
+            "__path__, and never adds a package's trunk folders to the path of a package "
+            "whose __init__ comes from a mirror"
+        )
+    return (
+        "it is not flagtree_spec's, and nothing says it puts a package's trunk folders on "
+        "the path of a package whose __init__ comes from a mirror"
+    )
+
+
+def _foreign_fix(foreign: str) -> str:
+    return (
+        f"Replace {foreign} by the few lines that forward to flagtree_spec (its FlagTree "
+        "page shows them), whose spec_path keeps the trunk folders; or call "
+        "'from flagtree_spec import inherit' and 'inherit(globals())' in this override, "
+        "which runs the trunk __init__ and keeps its folders; or delete this __init__.py"
+    )

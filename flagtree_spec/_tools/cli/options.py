@@ -26,8 +26,8 @@ The trunk and the spec roots come from --trunk DIR (the root package's folder),
 repository (--repo DIR, default the working directory: python/R and third_party/B/...;
 when python/ holds several packages, the one a backend's spec root mirrors, or --root R).
 The backend stack is --backend (else FLAGTREE_BACKEND, else the trunk's build-time
-marker); --spec-root DIR adds spec roots in front of the discovered ones. Nothing of
-the trunk or a backend is imported or executed.
+marker); --spec-root DIR adds spec roots in front of the discovered ones (with a single
+-b B, DIR is B's spec root). Nothing of the trunk or a backend is imported or executed.
 """
 
 
@@ -59,7 +59,8 @@ def _common(parser: argparse.ArgumentParser, formats: Sequence[str] = ("text", "
         metavar="DIR",
         action="append",
         default=[],
-        help="a spec root folder, in front of the discovered ones (repeatable)",
+        help="a spec root folder, in front of the discovered ones (repeatable); with a single "
+        "-b B, a spec root of B",
     )
     where.add_argument(
         "--auto",

@@ -21,6 +21,8 @@ __all__ = ["build_report", "format_report"]
 
 # The states of flagtree-spec list that mean "this file is the module that loads".
 _LIVE = ("override", "added")
+# Modules of a hook package: they load when a hook is first looked up, as hook modules.
+_HOOK = ("hook", "hook fragment")
 
 
 def build_report(
@@ -77,7 +79,8 @@ def format_report(report: dict[str, Any]) -> list[str]:
             continue
         rows = entry["modules"]
         stack = ",".join(entry["backends"]) or "none"
-        live = [r for r in rows if r["state"] in _LIVE or r["loaded"]]
+        hooks = [r for r in rows if r["state"] in _HOOK]
+        live = [r for r in rows if r not in hooks and (r["state"] in _LIVE or r["loaded"])]
         loaded = [r for r in live if r["loaded"]]
         lines.append(
             f"root package {root}, backend stack {stack} ({entry['source']}): "
@@ -87,9 +90,11 @@ def format_report(report: dict[str, Any]) -> list[str]:
             ("loaded", loaded),
             ("never loaded", [r for r in live if not r["loaded"]]),
             ("ran only through inherit()", [r for r in rows if r not in live and r["inherited"]]),
+            ("hook package, loaded", [r for r in hooks if r["loaded"]]),
+            ("hook package, not loaded (no hook looked up)", [r for r in hooks if not r["loaded"]]),
             (
                 "cannot load (flagtree-spec check says why)",
-                [r for r in rows if r not in live and not r["inherited"]],
+                [r for r in rows if r not in live and r not in hooks and not r["inherited"]],
             ),
         )
         for title, group in groups:

@@ -146,6 +146,87 @@ class HookModule:
         """Every module of the hook package that loads with it, in load order."""
         return [m for m in self.loaded if m.path is not None]
 
+    def later_files(self) -> list[Loaded]:
+        """Modules of the hook package that its functions import when they run.
+
+        A hook such as ``def language_extend_globals(g): from .. import _ext``
+        loads ``_ext`` through the hook package when it is called, not when
+        the hook module is imported; those files, and the files they import
+        in turn, are modules of the hook package too.  Found without running
+        anything, so the hooks' answers do not change.
+        """
+        seen = {m.path for m in self.loaded if m.path is not None}
+        # (module, its file, whether its top level ran in the model already)
+        pending: list[tuple[_Module, str, bool]] = [
+            (self.modules[m.key], m.path, True) for m in self.loaded if m.path is not None
+        ]
+        found: list[Loaded] = []
+        while pending:
+            module, file, ran = pending.pop()
+            tree = self.tree_of(file) if file.endswith(".py") else None
+            if tree is None:
+                continue
+            for node, key in self._imports(module, tree, inside_functions=ran):
+                located = self._locate(key)
+                target = located[0] if located is not None else None
+                if located is None or target is None or target in seen:
+                    continue
+                path = located[1]
+                seen.add(target)
+                found.append(Loaded(key, target, file, node.lineno, node.col_offset + 1))
+                pending.append((_Module(key, target, path), target, False))
+        return found
+
+    def _imports(
+        self, module: _Module, tree: ast.Module, *, inside_functions: bool
+    ) -> Iterator[tuple[ast.stmt, str]]:
+        """Hook-package keys imported by *tree*: inside function bodies only when
+        *inside_functions* (its top level ran already), else everywhere."""
+        pending: list[tuple[ast.AST, bool]] = [(node, False) for node in tree.body]
+        while pending:
+            node, in_function = pending.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                pending.extend((child, True) for child in ast.iter_child_nodes(node))
+                continue
+            wanted = in_function or not inside_functions
+            if wanted and isinstance(node, ast.Import):
+                for alias in node.names:
+                    key = self.resolve(module, 0, alias.name)
+                    if key is not None:
+                        yield node, key
+            elif wanted and isinstance(node, ast.ImportFrom):
+                key = self.resolve(module, node.level, node.module)
+                if key is not None:
+                    yield node, key
+                    for alias in node.names:
+                        if alias.name != "*":
+                            yield node, f"{key}.{alias.name}" if key else alias.name
+            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
+
+    def _locate(self, key: str) -> Optional[tuple[Optional[str], Optional[list[str]]]]:
+        """``(file, __path__)`` of hook-package module *key*, found as the path finder
+        would, without running it; ``None`` when there is none."""
+        top = self.modules[""]
+        file, path = top.file, top.path
+        parts = key.split(".") if key else []
+        for index, part in enumerate(parts):
+            known = self.modules.get(".".join(parts[: index + 1]))
+            if known is not None:
+                file, path = known.file, known.path
+                continue
+            if path is None:
+                return None
+            hit = None
+            for entry in path:
+                hit = self.folder(entry).find(part)
+                if hit is not None:
+                    break
+            if hit is None:
+                return None
+            kind, file, folder = hit
+            path = [folder] if kind in ("package", "namespace") else None
+        return file, path
+
     # -- the import system, modelled
 
     def _import(self, key: str, at: tuple[str, int, int]) -> Optional[_Module]:

@@ -35,8 +35,8 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
 from ... import _entrypoints
-from ..._config import is_module_name, parse_stack, read_marker
-from ..._discovery import SpecRoot, discover, explicit_roots
+from ..._config import is_module_name, parse_stack, read_declaration, read_marker
+from ..._discovery import LEGACY, SpecRoot, _Finder, discover, explicit_roots
 from ..._errors import SpecError
 from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found
@@ -161,12 +161,13 @@ class Model:
         return self._hook_modules
 
     def hook_fragments(self) -> frozenset[str]:
-        """The files (normalised paths) that load as modules of a hook package."""
+        """The files (normalised paths) that load as modules of a hook package, when it
+        is imported or when its functions run."""
         if self._fragments is None:
             self._fragments = frozenset(
                 os.path.normpath(loaded.path)
                 for _, hooks in self.hook_modules()
-                for loaded in hooks.files()
+                for loaded in (*hooks.files(), *hooks.later_files())
                 if loaded.path is not None
             )
         return self._fragments
@@ -176,6 +177,38 @@ class Model:
         if source.tree is None and source.error is None:  # released: parse again
             return ast.parse(source.text, filename=path)
         return source.tree
+
+    def foreign_spec_path(self, init: str, package: str) -> Optional[str]:
+        """The file that defines the ``spec_path`` the ``__init__`` *init* of *package*
+        imports, when that is not this library's; ``None`` when it is (directly, or
+        re-exported by a forwarding module such as ``triton/flagtree_spec.py``) or
+        when the model cannot tell.
+        """
+        tree = self._tree(init) if init.endswith(".py") else None
+        if tree is None:
+            return None
+        for node in _top_level(tree.body):
+            if not isinstance(node, ast.ImportFrom) or not any(
+                (a.asname or a.name) == "spec_path" for a in node.names
+            ):
+                continue
+            if node.level == 0 and (node.module or "").partition(".")[0] == "flagtree_spec":
+                return None
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                name = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                name = node.module or ""
+            target = self.resolve(name).file if name.partition(".")[0] == self.root else None
+            lower = self._tree(target) if target and target.endswith(".py") else None
+            if lower is None:
+                return None
+            for item in _top_level(lower.body):
+                if isinstance(item, ast.FunctionDef) and item.name == "spec_path":
+                    return target
+            return None
+        return None
 
     def origin_of(self, path: str) -> Optional[SpecRoot]:
         """The spec root whose mirror holds *path*; ``None`` for a trunk file."""
@@ -752,7 +785,10 @@ def load(
         for path in spec_roots:
             if not os.path.exists(path):
                 raise InputError(f"--spec-root {path!r} does not exist")
-        roots.extend(explicit_roots(root, rdir, list(spec_roots)))
+        if spec_roots and source == "--backend" and len(stack) == 1:
+            roots.extend(backend_roots(root, rdir, stack[0], spec_roots))
+        else:
+            roots.extend(explicit_roots(root, rdir, list(spec_roots)))
         entry_points = [ep for ep in _entrypoints.scan() if "." not in ep.value.strip()]
         found_roots = discover(root, rdir, stack, lambda: entry_points)
     except SpecError as exc:
@@ -769,6 +805,49 @@ def load(
     )
     if source != "no backend set" and not source.startswith("marker "):
         # Typed by a person; the build chose a marker's backend, which is not judged.
-        has_root = [r.backend for r in found_roots.spec_roots if r.backend]
+        has_root = [r.backend for r in (*roots, *found_roots.spec_roots) if r.backend]
         model.absent = absent_backends(root, rdir, stack, source, has_root)
     return model
+
+
+def backend_roots(root: str, rdir: str, backend: str, paths: Sequence[str]) -> list[SpecRoot]:
+    """``--spec-root DIR`` given with a single ``-b B``: each DIR is a spec root of *backend*.
+
+    Each is read as the run time reads a spec root of that backend in the
+    layout it sits in (installed, alternate installed, source or legacy copy,
+    when DIR is that place of the tree); anywhere else as a source-layout
+    spec root, so FlagTree's hook package ``DIR/R/__init__.py`` is found
+    without a declaration.
+    """
+    finder = _Finder(root, rdir, list)
+    places = {
+        os.path.realpath(os.path.join(rdir, "backends", backend, "spec")): "installed",
+        os.path.realpath(os.path.join(rdir, "spec", backend)): "installed-alt",
+    }
+    repo = finder.repo
+    if repo is not None:
+        third = os.path.join(repo, "third_party", backend)
+        places[os.path.realpath(os.path.join(third, "backend", "spec"))] = "source"
+        places[os.path.realpath(os.path.join(third, "python"))] = LEGACY
+    out: list[SpecRoot] = []
+    for path in paths:
+        path = os.path.abspath(path)
+        if not os.path.isdir(path):
+            raise InputError(f"--spec-root {path!r} is not a directory")
+        kind = places.get(os.path.realpath(path), "source")
+        decl = None if kind == LEGACY else read_declaration(path)
+        finder.add(out, finder.make_root(path, kind, backend, decl))
+    return out
+
+
+def _top_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a module body, with those of top-level ``try`` and ``if`` blocks
+    (the guarded import idiom)."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.Try):
+            yield from _top_level([*node.body, *node.orelse, *node.finalbody])
+            for handler in node.handlers:
+                yield from _top_level(handler.body)
+        elif isinstance(node, ast.If):
+            yield from _top_level([*node.body, *node.orelse])

@@ -154,9 +154,11 @@ def mirror_file(model: Model, spec_root: SpecRoot, entry: Entry) -> MirrorFile:
 
 def list_rows(model: Model) -> list[dict[str, Any]]:
     """One row per file of every mirror tree, as ``flagtree-spec list`` shows it:
-    module, file, backend, state (override, added, shadowed, excluded, dead) and
-    the file it shadows."""
+    module, file, backend, state (override, added, shadowed, excluded, hook, hook
+    fragment, dead) and the file it shadows."""
     rows = []
+    hook_files = {os.path.normpath(r.hooks) for r in model.spec_roots if r.hooks}
+    fragments = model.hook_fragments()
     for spec_root, entry in model.mirror_files():
         module = model.resolve(entry.name)
         live = module.file is not None and os.path.normpath(module.file) == os.path.normpath(
@@ -167,6 +169,10 @@ def list_rows(model: Model) -> list[dict[str, Any]]:
             state = "excluded"
         elif live:
             state = "override" if lower is not None or model.trunk_only(entry.name) else "added"
+        elif os.path.normpath(entry.path) in hook_files:
+            state = "hook"  # the hook package FlagTree keeps at <spec root>/R/__init__.py
+        elif os.path.normpath(entry.path) in fragments:
+            state = "hook fragment"  # loads as a module of the hook package
         elif entry.path in module.candidates:
             state = "shadowed"
         else:

@@ -89,15 +89,16 @@ def _toml_reader(path: str) -> ModuleType:
         import tomllib
 
         return tomllib
-    try:  # pragma: no cover - Python < 3.11
-        import tomli
-    except ImportError:  # pragma: no cover - Python < 3.11
-        raise SettingsError(
-            f"{path} has a [tool.{TABLE}] table, and reading it on Python "
-            f"{sys.version_info[0]}.{sys.version_info[1]} needs the tomli package: "
-            "pip install tomli (or give the options on the command line and remove the table)"
-        ) from None
-    return tomli  # pragma: no cover - Python < 3.11
+    else:  # pragma: no cover - Python < 3.11
+        try:
+            import tomli
+        except ImportError:
+            raise SettingsError(
+                f"{path} has a [tool.{TABLE}] table, and reading it on Python "
+                f"{sys.version_info[0]}.{sys.version_info[1]} needs the tomli package: "
+                "pip install tomli (or give the options on the command line and remove the table)"
+            ) from None
+        return tomli
 
 
 def read_table(text: str, path: str) -> Optional[dict[str, object]]:
