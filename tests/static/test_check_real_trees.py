@@ -25,7 +25,6 @@ from flagtree_spec._cli import main
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 
 
-
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()

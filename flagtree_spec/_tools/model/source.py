@@ -375,9 +375,22 @@ class Dynamic(NamedTuple):
 
 _FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
 # A module that may hold "spec(...) or default".
-_SPEC_OR = re.compile(r"\bspec\s*\((?s:.)*?\)\s*or\b")
-# A module that may fetch hooks in a loop, or define a list of their names.
-_FETCHING = re.compile(r"\bfor\b.*\bin\b|_list\b|\[\s*['\"]")
+_SPEC_OR = re.compile(r"\bspec\s*\(")
+# A call that fetches a hook by a name that is no literal: spec(n), getattr(x, n).
+_FETCH_BY_NAME = re.compile(
+    r"\b(?:spec|spec_func)\s*\(\s*[A-Za-z_(]|\b(?:getattr|hasattr)\s*\([^,()]*,\s*[A-Za-z_(f]"
+)
+
+
+def _conditions(node: ast.AST) -> list[ast.expr]:
+    """The expressions *node* uses only for their truth value."""
+    if isinstance(node, (ast.Assert, ast.If, ast.While, ast.IfExp)):
+        return [node.test]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return list(node.ifs)
+    return []
 
 
 def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
@@ -393,7 +406,7 @@ def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
                 pending.extend(reversed([n for n in inner if isinstance(n, ast.AST)]))
 
 
-def _dynamic(tree: ast.Module) -> Dynamic:
+def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
     lists: dict[str, tuple[str, ...]] = {}
     for top in tree.body:
         targets = top.targets if isinstance(top, ast.Assign) else []
@@ -407,7 +420,7 @@ def _dynamic(tree: ast.Module) -> Dynamic:
     looped: set[tuple[str, str, str]] = set()
     names: set[str] = set()
     aliases: dict[str, str] = {}  # local = something.NAME (or NAME), anywhere
-    for node in _statements(tree.body):
+    for node in _statements(tree.body) if loops else ():
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):
@@ -572,17 +585,24 @@ class Source:
         """Hooks fetched by name in a loop, and this module's literal lists of names."""
         if self._dynamic is None:
             self._dynamic = Dynamic({}, frozenset(), frozenset())
-            if self.tree is not None and _FETCHING.search(self.text):
-                self._dynamic = _dynamic(self.tree)
+            if self.tree is not None:
+                loops = "for " in self.text and bool(_FETCH_BY_NAME.search(self.text))
+                self._dynamic = _dynamic(self.tree, loops)
         return self._dynamic
 
     def or_defaults(self) -> list[tuple[int, int, str]]:
         """``(line, col, hook)`` of every ``spec("hook", ...) or default``."""
         if self._or_default is None:
             self._or_default = []
-            if self.tree is not None and _SPEC_OR.search(self.text):
+            if self.tree is not None and ") or" in self.text and _SPEC_OR.search(self.text):
+                # As a condition (assert, if, while, not), "or" is the logic meant.
+                conditions = {
+                    id(test) for node in ast.walk(self.tree) for test in _conditions(node)
+                }
                 for node in ast.walk(self.tree):
                     if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
+                        continue
+                    if id(node) in conditions:
                         continue
                     first = node.values[0]
                     if (
