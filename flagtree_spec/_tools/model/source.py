@@ -390,6 +390,8 @@ def _conditions(node: ast.AST) -> list[ast.expr]:
         return [node.operand]
     if isinstance(node, ast.comprehension):
         return list(node.ifs)
+    if isinstance(node, ast.Call) and call_name(node.func) == "bool" and node.args:
+        return [node.args[0]]
     return []
 
 
@@ -602,8 +604,11 @@ class Source:
                 for node in ast.walk(self.tree):
                     if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
                         continue
-                    if id(node) in conditions:
-                        continue
+                    default = node.values[-1]
+                    if id(node) in conditions or (
+                        isinstance(default, ast.Constant) and not default.value
+                    ):
+                        continue  # a condition, or a default as falsy as any result
                     first = node.values[0]
                     if (
                         isinstance(first, ast.Call)
