@@ -368,3 +368,26 @@ def test_fts016_lock_and_drift_use_the_trunk_counterpart_inside_a_package_init_o
     assert [f["path"] for f in drift] == [
         str(repo / "third_party/vendor/backend/spec/cpkg/language/semantic.py")
     ]
+
+
+def test_fts004_module_that_binds_names_on_itself_with_setattr_defines_every_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    spec_path = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
+    files = {
+        "python/setpkg/__init__.py": spec_path,
+        "python/setpkg/testing.py": (
+            "import sys\n\n\ndef patch(hooks):\n    for n in hooks.names:\n"
+            "        setattr(sys.modules[__name__], n, getattr(hooks, n))\n"
+        ),
+        "python/setpkg/plain.py": "X = 1\n",
+        "third_party/vendor/backend/spec/setpkg/user.py": (
+            "def f():\n    from setpkg.testing import bench_npu\n    from setpkg.plain import Y\n"
+        ),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    _, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor", "--format", "json")
+    found = [f for f in json.loads(out)["findings"] if f["code"] == "FTS004"]
+    assert [(f["line"], "'Y'" in f["message"]) for f in found] == [(3, True)]

@@ -374,6 +374,8 @@ class Dynamic(NamedTuple):
 
 
 _FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
+# A module that binds names on itself by name: setattr(sys.modules[__name__], n, v).
+_SETS_OWN = re.compile(r"\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]")
 # A module that may hold "spec(...) or default".
 _SPEC_OR = re.compile(r"\bspec\s*\(")
 # A call that fetches a hook by a name that is no literal: spec(n), getattr(x, n).
@@ -564,6 +566,9 @@ class Source:
         """The facts of this file, extracted on first use."""
         if self._facts is None:
             self._facts = _extract(self.tree) if self.tree is not None else Facts()
+            if _SETS_OWN.search(self.text):
+                # setattr(sys.modules[__name__], name, value): names bound at run time.
+                self._facts.defines_all = True
         return self._facts
 
     def hook_calls(self) -> list[HookCall]:
