@@ -8,8 +8,10 @@ exists.  They register in :mod:`.registry`.
 from __future__ import annotations
 
 import ast
+import fnmatch
+import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from ..._discovery import close_matches
 from ..model.model import Model
@@ -49,7 +51,11 @@ class OwnFile(Rule):
         ):
             before = call is None or (not in_function and (node.lineno, node.col_offset) < call)
             if opens_itself and before:
-                continue  # reads the override's own source (to hash it, say): no path
+                if not isinstance(opens_itself, _Sibling):
+                    continue  # reads the override's own source (to hash it, say): no path
+                folder = os.path.dirname(mf.entry.path)
+                if fnmatch.filter(mf.model.folder(folder).names, opens_itself.pattern):
+                    continue  # a file of the backend's next to the override, which is there
             if call is None:
                 message = (
                     "derives a path from its own __file__, which is in the mirror tree; use "
@@ -88,7 +94,9 @@ def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
     return min(found) if found else None
 
 
-def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool, bool]]:
+def _file_reads(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.Name, bool, Union[bool, _Sibling, None]]]:
     """Every read of ``__file__``, whether it sits in a function body (runs when called),
     and whether it only opens the file itself (``open(__file__)``,
     ``Path(__file__).read_text()``): reading one's own source derives no path.
@@ -100,9 +108,9 @@ def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool, bool]]:
     while pending:
         node, in_function, above = pending.pop()
         if isinstance(node, ast.Name) and node.id == "__file__":
-            yield node, in_function, _opens_itself(node, above)
+            yield node, in_function, _opens_itself(node, above) or _sibling(node, above)
             continue
-        chain = (node, *above[:1])
+        chain = (node, *above[:2])
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             body = node.body if isinstance(node.body, list) else [node.body]
             inner = {id(b) for b in body}
@@ -115,6 +123,54 @@ def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool, bool]]:
 
 
 _READS = frozenset({"read_text", "read_bytes", "open"})
+
+
+class _Sibling(NamedTuple):
+    """A file next to the override, named by a literal (``*`` for an f-string's field)."""
+
+    pattern: str
+
+
+def _literal(node: ast.AST) -> Optional[str]:
+    """A string literal, or an f-string as a glob (its fields become ``*``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "*"
+            for v in node.values
+        )
+    return None
+
+
+def _sibling(node: ast.Name, above: tuple[ast.AST, ...]) -> Optional[_Sibling]:
+    """``Path(__file__).parent / "x"`` or ``os.path.join(os.path.dirname(__file__), "x")``:
+    the name of the file next to this one that the expression reaches."""
+    if len(above) < 3:
+        return None
+    first, second, third = above[:3]
+    if (
+        isinstance(first, ast.Call)
+        and call_name(first.func) in ("Path", "PurePath")
+        and isinstance(second, ast.Attribute)
+        and second.attr == "parent"
+        and isinstance(third, ast.BinOp)
+        and isinstance(third.op, ast.Div)
+        and third.left is second
+    ):
+        name = _literal(third.right)
+        return _Sibling(name) if name else None
+    if (
+        isinstance(first, ast.Call)
+        and call_name(first.func) == "dirname"
+        and isinstance(second, ast.Call)
+        and call_name(second.func) == "join"
+        and len(second.args) == 2
+        and second.args[0] is first
+    ):
+        name = _literal(second.args[1])
+        return _Sibling(name) if name else None
+    return None
 
 
 def _opens_itself(node: ast.Name, above: tuple[ast.AST, ...]) -> bool:
