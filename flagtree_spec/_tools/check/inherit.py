@@ -53,8 +53,9 @@ class OwnFile(Rule):
             if opens_itself and before:
                 if not isinstance(opens_itself, _Sibling):
                     continue  # reads the override's own source (to hash it, say): no path
-                folder = os.path.dirname(mf.entry.path)
-                if fnmatch.filter(mf.model.folder(folder).names, opens_itself.pattern):
+                folder, own = os.path.split(mf.entry.path)
+                names = mf.model.folder(folder).names - {own}
+                if fnmatch.filter(names, opens_itself.pattern):
                     continue  # a file of the backend's next to the override, which is there
             if call is None:
                 message = (
