@@ -1,4 +1,4 @@
-"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS018).
+"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS022).
 
 :func:`check` runs every rule of the registry (:mod:`.registry`, filled by the
 family modules in :data:`FAMILIES`) over a

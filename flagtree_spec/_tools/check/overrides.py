@@ -1,5 +1,5 @@
 """The check rules about mirror files one by one: FTS001-FTS003, FTS005, FTS006,
-FTS008, FTS010 and FTS011.
+FTS008, FTS010, FTS011, FTS020 and FTS021.
 
 Whether an override loads (dead, a package-init override that hides trunk
 modules, the root package's own ``__init__``), whether it changes anything
