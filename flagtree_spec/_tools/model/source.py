@@ -379,9 +379,7 @@ _SETS_OWN = re.compile(r"\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]")
 # A module that may hold "spec(...) or default".
 _SPEC_OR = re.compile(r"\bspec\s*\(")
 # A call that fetches a hook by a name that is no literal: spec(n), getattr(x, n).
-_FETCH_BY_NAME = re.compile(
-    r"\b(?:spec|spec_func)\s*\(\s*[A-Za-z_(]|\b(?:getattr|hasattr)\s*\([^,()]*,\s*[A-Za-z_(f]"
-)
+_FETCH_BY_NAME = re.compile(r"spec(?:_func)?\(\s*[A-Za-z_(]")
 
 
 def _conditions(node: ast.AST) -> list[ast.expr]:
@@ -566,7 +564,7 @@ class Source:
         """The facts of this file, extracted on first use."""
         if self._facts is None:
             self._facts = _extract(self.tree) if self.tree is not None else Facts()
-            if _SETS_OWN.search(self.text):
+            if "setattr(" in self.text and _SETS_OWN.search(self.text):
                 # setattr(sys.modules[__name__], name, value): names bound at run time.
                 self._facts.defines_all = True
         return self._facts
@@ -593,7 +591,10 @@ class Source:
         if self._dynamic is None:
             self._dynamic = Dynamic({}, frozenset(), frozenset())
             if self.tree is not None:
-                loops = "for " in self.text and bool(_FETCH_BY_NAME.search(self.text))
+                text = self.text
+                loops = "for " in text and (
+                    "getattr(" in text or "hasattr(" in text or bool(_FETCH_BY_NAME.search(text))
+                )
                 self._dynamic = _dynamic(self.tree, loops)
         return self._dynamic
 
