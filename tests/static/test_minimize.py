@@ -51,7 +51,10 @@ def body(result: Minimized) -> list[str]:
         elif after and isinstance(node, ast.Assign):
             names.extend(ast.unparse(t) for t in node.targets)
         elif after and isinstance(node, ast.Delete):
-            names.extend(f"del {ast.unparse(t)}" for t in node.targets)
+            # The override's own import of inherit leaves no name behind.
+            names.extend(
+                f"del {ast.unparse(t)}" for t in node.targets if ast.unparse(t) != "inherit"
+            )
     return names
 
 
@@ -200,15 +203,18 @@ def test_encoding_cookie_docstring_and_future_imports_stay_first() -> None:
     assert lines[4:7] == ["from flagtree_spec import inherit", "", "inherit(globals())"]
 
 
-def test_copy_the_backend_never_changed_becomes_a_bare_inherit() -> None:
+def test_copy_whose_definitions_all_equal_the_bases_or_trunks_is_dropped() -> None:
     trunk = BASE.replace("a + b", "b + a")
     result = three(BASE, trunk)
-    assert result.text == "from flagtree_spec import inherit\n\ninherit(globals())\n"
-    assert result.reason == "inherit(globals()) only"
-    assert "the backend changed nothing since the base" in result.notes[0]
-    # Without a base nothing tells that: a copy lacking trunk's definitions stays whole.
+    assert result.same and result.text is None
+    assert (
+        result.reason
+        == "every definition equals the base's or trunk's: the backend changed nothing"
+    )
+    # Without a base: every definition of the copy equals trunk's, and trunk's
+    # addition (newer) must not be lost by moving the copy whole.
     alone = minimize(BASE, BASE + "\n\ndef newer():\n    pass\n", None, has_base=False)
-    assert alone.text is None and "no definition differs" in alone.reason
+    assert alone.same and alone.text is None and "equals trunk's" in alone.reason
 
 
 def test_a_version_that_does_not_parse_keeps_the_file_whole() -> None:
@@ -232,9 +238,13 @@ def test_prove_rejects_an_override_that_loses_a_definition() -> None:
     assert prove(copy, BASE, kept, (), ("old",)) == "old would stay bound"
     trunk = BASE + "\n\nclass B(A):\n    pass\n"
     copy = trunk.replace("return 1", "return 2")
-    lossy = "from flagtree_spec import inherit\ninherit(globals())\n"
+    lossy = "from flagtree_spec import inherit\ninherit(globals())\ndel inherit\n"
     lossy += "class A:\n    def f(self):\n        return 2\n"
     assert prove(copy, trunk, lossy, (), ()).endswith("would capture trunk's A")
+    helper = good.text.replace("del inherit\n", "")
+    assert (
+        prove(copy, BASE, helper, (), ()) == "inherit, the override's own import, would stay bound"
+    )
 
 
 # --------------------------------------------------------------------------- through the command

@@ -31,9 +31,14 @@ from hypothesis import strategies as st
 from flagtree_spec._tools.migrate.minimize import minimize
 
 KINDS = ("func", "class", "sub", "deco", "decorated", "table", "value", "default")
+KINDS += ("writer", "member")
 # Which kind of earlier definition each capturing kind refers to.
 NEEDS = {"sub": "class", "decorated": "deco", "table": "func", "value": "func", "default": "func"}
-LABELS = ("same", "backend", "trunk", "both", "deleted")
+NEEDS.update(writer="class", member="writer")
+# "trunk-deleted": trunk deleted it since the base, the copy still holds the base's.
+LABELS = ("same", "backend", "trunk", "both", "deleted", "trunk-deleted")
+# Where the module lies: a module, a nested package's __init__, a namespace portion.
+PLACES = ("mod.py", "sub/__init__.py", "ns/mod.py")
 
 
 @dataclass
@@ -42,6 +47,7 @@ class Definition:
     kind: str
     ref: Optional[str]  # the captured definition
     label: str = "same"  # what happened to it: see LABELS, and "backend-added", "trunk-added"
+    owner: Optional[str] = None  # for a member: the class its decorator writes to
 
     def source(self, version: str) -> str:
         mark = f"{self.name}:{version}"
@@ -55,6 +61,10 @@ class Definition:
             "value": f"{self.name} = ({self.ref}(), {mark!r})\n",
             "default": f"def {self.name}(x={self.ref}):\n    return {mark!r}\n",
             "register": f"@register\ndef {self.name}():\n    return {mark!r}\n",
+            # Triton's _tensor_member_fn: a decorator that writes to a class.
+            "writer": f"def {self.name}(f):\n    setattr({self.ref}, f.__name__, f)\n"
+            f"    f.tag = {mark!r}\n    return f\n",
+            "member": f"@{self.ref}\ndef {self.name}():\n    return {mark!r}\n",
         }[self.kind]
 
 
@@ -66,6 +76,7 @@ class Triple:
     copy_extra: list[Definition] = field(default_factory=list)
     effect_at: Optional[int] = None  # a module-level call inserted into the copy
     has_base: bool = True
+    place: str = "mod.py"
 
     def text(self, side: str) -> str:
         parts = [
@@ -79,6 +90,8 @@ class Triple:
             if side == "copy" and self.effect_at == i:
                 parts.append(f"_EVENTS.append({name!r})\n")
             if side == "copy" and d.label == "deleted":
+                continue
+            if side == "trunk" and d.label == "trunk-deleted":
                 continue
             changed = {
                 "copy": d.label in ("backend", "both"),
@@ -103,7 +116,9 @@ def triples(draw: st.DrawFn) -> Triple:
         base.append(Definition(f"{kind[0]}{i}", kind, ref))
     referenced = {d.ref for d in base}
     for d in base:
-        labels = [lab for lab in LABELS if lab != "deleted" or d.name not in referenced]
+        if d.kind == "member":
+            d.owner = next(w.ref for w in base if w.name == d.ref)
+        labels = [lab for lab in LABELS if "deleted" not in lab or d.name not in referenced]
         d.label = draw(st.sampled_from(labels))
     order = [d.name for d in base]
     # Reorder two adjacent plain functions in the copy.
@@ -123,6 +138,7 @@ def triples(draw: st.DrawFn) -> Triple:
     if draw(st.integers(0, 9)) == 0:
         triple.effect_at = draw(st.integers(0, len(order) - 1))
     triple.has_base = draw(st.integers(0, 4)) > 0
+    triple.place = draw(st.sampled_from(PLACES))
     return triple
 
 
@@ -131,7 +147,7 @@ import importlib, json, sys
 
 def describe(mod, name, kind, ref):
     v = getattr(mod, name)
-    if kind in ("func", "decorated", "default", "register"):
+    if kind in ("func", "decorated", "default", "register", "member"):
         own = v()
     elif kind == "class":
         own = v.__dict__["m"](None)
@@ -139,12 +155,18 @@ def describe(mod, name, kind, ref):
         own = v.__dict__["x"]
     elif kind == "deco":
         own = v(lambda: 0).tag
+    elif kind == "writer":  # calling it would write to the class: read its marker instead
+        own = next(c for c in v.__code__.co_consts if isinstance(c, str) and ":" in c)
     elif kind == "table":
         own = v["v"]
     else:
         own = v[1]
+    if kind == "member":
+        ref, owner = ref.split("|")
+        own = v()
     current = getattr(mod, ref) if ref else None
     ok = {
+        "member": lambda: getattr(getattr(mod, owner), name, None) is v,
         "sub": lambda: v.__bases__[0] is current,
         "decorated": lambda: v.tag == current(lambda: 0).tag,
         "table": lambda: v["f"] is current,
@@ -154,10 +176,12 @@ def describe(mod, name, kind, ref):
     return [own, ok]
 
 out = []
-for i, defs in enumerate(json.loads(sys.argv[1])):
-    mod = importlib.import_module(f"p{i}.mod")
-    assert mod.__spec__.origin.endswith(f"spec/p{i}/mod.py"), mod.__spec__.origin
-    skip = ("inherit", "register")
+for i, (place, dropped, defs) in enumerate(json.loads(sys.argv[1])):
+    name = f"p{i}." + place[:-3].replace("/__init__", "").replace("/", ".")
+    mod = importlib.import_module(name)
+    side = "trunk" if dropped else "spec"
+    assert mod.__spec__.origin.endswith(f"{side}/p{i}/{place}"), mod.__spec__.origin
+    skip = ("register",)
     names = sorted(n for n in vars(mod) if not n.startswith("_") and n not in skip)
     found = {d[0]: describe(mod, *d) for d in defs if hasattr(mod, d[0])}
     out.append({"names": names, "found": found})
@@ -168,15 +192,28 @@ SPEC_PATH = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
 
 
 def expected(
-    triple: Triple, notes: tuple[str, ...], whole: bool
+    triple: Triple, notes: tuple[str, ...], whole: bool, dropped: bool = False
 ) -> tuple[list[str], dict[str, list[str]]]:
     """The names the module must have, and the marker(s) each may carry."""
     merged = [n.split(":")[0] for n in notes if "merge by hand" in n]
+    # Trunk deleted it, but code the override keeps uses it: the copy's stays.
+    rescued = [n.split(":")[0] for n in notes if "but the backend's code uses it" in n]
     names: list[str] = []
     marks: dict[str, list[str]] = {}
     for d in triple.base:
         if whole and d.label == "deleted":
             continue
+        if dropped:
+            # Trunk's module runs: every definition of it, trunk's version.
+            if d.label != "trunk-deleted":
+                names.append(d.name)
+                marks[d.name] = [f"{d.name}:t" if d.label in ("trunk", "both") else f"{d.name}:b"]
+            continue
+        if d.label == "trunk-deleted" and triple.has_base and not whole:
+            if d.name in rescued:
+                names.append(d.name)
+                marks[d.name] = [f"{d.name}:b"]
+            continue  # otherwise trunk's deletion wins where the copy holds the base's
         if whole or not triple.has_base:
             # Nothing tells who changed what: the copy's version, or trunk's where it has none.
             names.append(d.name)
@@ -195,7 +232,7 @@ def expected(
     for d in [] if whole else triple.trunk_extra:
         names.append(d.name)
         marks[d.name] = [f"{d.name}:t"]
-    for d in triple.copy_extra:
+    for d in [] if dropped else triple.copy_extra:
         names.append(d.name)
         marks[d.name] = [f"{d.name}:c"]
     return sorted(names), marks
@@ -203,9 +240,17 @@ def expected(
 
 def must_be_whole(triple: Triple) -> bool:
     """A module-level call in the copy, or a differing definition whose statement has effects."""
-    kept = ("backend", "both") if triple.has_base else ("backend", "both", "trunk")
-    return triple.effect_at is not None or any(
-        d.kind in ("register", "value") and d.label in kept for d in triple.base
+    kept = ("backend", "both") if triple.has_base else ("backend", "both", "trunk", "trunk-deleted")
+    labels = {d.name: d.label for d in triple.base}
+    return (
+        triple.effect_at is not None
+        or any(d.kind in ("register", "value") and d.label in kept for d in triple.base)
+        # A member the copy lacks is still attached by trunk's module, to the class
+        # the override would define again.
+        or any(
+            d.kind == "member" and d.label == "deleted" and labels[str(d.owner)] in kept
+            for d in triple.base
+        )
     )
 
 
@@ -221,22 +266,32 @@ def check_batch(batch: list[Triple], top: Path) -> None:
             assert result.reason.startswith("kept whole:")
             result = result._replace(text=copy)  # moved whole: the copy itself
         elif result.text is None:
-            # Only when the copy lacks some of trunk's definitions and nothing tells why.
-            assert result.reason.endswith("no definition differs (only layout or comments)"), (
-                f"{result.reason}\n--- copy\n{copy}\n--- trunk\n{trunk}"
-            )
-            assert triple.has_base is False or result.notes[0].startswith("the base has no")
-            result = result._replace(text=copy)
+            # Dropped: every definition of the copy equals the base's (or trunk's).
+            assert result.same, f"{result.reason}\n--- copy\n{copy}\n--- trunk\n{trunk}"
+            differ = ("backend", "both", "deleted")
+            if not triple.has_base:  # nothing tells who changed what: any difference is kept
+                differ = ("backend", "both", "trunk", "trunk-deleted")
+            changed = [d for d in triple.base if d.label in differ]
+            assert not changed and not triple.copy_extra, result.reason
         results.append(result)
         package = top / "trunk" / f"p{i}"
-        package.mkdir(parents=True)
+        (package / triple.place).parent.mkdir(parents=True)
         (package / "__init__.py").write_text(SPEC_PATH)
-        (package / "mod.py").write_text(trunk)
-        mirror = top / "spec" / f"p{i}"
-        mirror.mkdir(parents=True)
-        (mirror / "mod.py").write_text(result.text or "")
+        (package / triple.place).write_text(trunk)
+        if result.text is not None:
+            mirror = top / "spec" / f"p{i}" / triple.place
+            mirror.parent.mkdir(parents=True)
+            mirror.write_text(result.text)
     defs = [
-        [[d.name, d.kind, d.ref] for d in (*t.base, *t.trunk_extra, *t.copy_extra)] for t in batch
+        [
+            t.place,
+            r.text is None,
+            [
+                [d.name, d.kind, f"{d.ref}|{d.owner}" if d.kind == "member" else d.ref]
+                for d in (*t.base, *t.trunk_extra, *t.copy_extra)
+            ],
+        ]
+        for t, r in zip(batch, results)
     ]
     env = clean_env({"FLAGTREE_SPEC_PATH": str(top / "spec"), "PYTHONDONTWRITEBYTECODE": "1"})
     env["PYTHONPATH"] = f"{top / 'trunk'}:{LIBRARY}"
@@ -251,7 +306,7 @@ def check_batch(batch: list[Triple], top: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     for triple, result, found in zip(batch, results, json.loads(proc.stdout)):
         whole = result.text == triple.text("copy")
-        names, marks = expected(triple, result.notes, whole)
+        names, marks = expected(triple, result.notes, whole, dropped=result.text is None)
         # Only what the copy binds must capture the module's current definitions.
         in_copy = {d.name for d in (*triple.base, *triple.copy_extra) if d.label != "deleted"}
         context = f"\n--- copy\n{triple.text('copy')}\n--- override\n{result.text}"

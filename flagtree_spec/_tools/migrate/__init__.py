@@ -4,5 +4,7 @@
 * ``minimize``: an override reduced to ``inherit(globals())`` and the
   definitions that differ;
 * ``apply``: carrying a plan out, never losing a file;
+* ``verify``: the result imported next to the copy and compared per module
+  and name, each side in a fresh interpreter running ``probe``;
 * ``cli``: the ``migrate`` command.
 """

@@ -20,7 +20,7 @@ from ..model.model import InputError
 from ..model.source import Source
 from .plan import Plan, _git
 
-__all__ = ["IDIOM", "apply", "insert_spec_path"]
+__all__ = ["IDIOM", "Snapshot", "apply", "insert_spec_path"]
 
 IDIOM = (
     "try:\n"
@@ -137,10 +137,14 @@ class _Git:
         os.unlink(path)
 
 
-def apply(plan: Plan, *, add_spec_path: bool = False) -> list[str]:
-    """Carry out *plan*; return one line per change.  Raises :class:`InputError`."""
+def apply(plan: Plan, *, add_spec_path: bool = False, history: bool = True) -> list[str]:
+    """Carry out *plan*; return one line per change.  Raises :class:`InputError`.
+
+    *history* False skips the check that a minimized copy is committed in git
+    (for a scratch copy of the trees, which ``--verify`` migrates).
+    """
     git = _Git(plan.fork)
-    if plan.minimize:
+    if plan.minimize and history:
         why = git.clean(plan.fork)
         if why:
             raise InputError(
@@ -176,3 +180,74 @@ def apply(plan: Plan, *, add_spec_path: bool = False) -> list[str]:
             if after_step is not None:
                 after_step(k)
     return done
+
+
+def _under_strictly(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _existing(folder: str) -> str:
+    """*folder*, or the nearest folder above it that exists."""
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
+class Snapshot:
+    """What :func:`apply` may change, saved before it runs, so that it can be undone.
+
+    The copy (every file and link), the files already in the mirror tree and
+    in ``migrate-leftovers/``, and the ``__init__.py`` files that get the
+    ``spec_path`` call.  :meth:`restore` puts every one back, removes what
+    the migration created, and resets git's index for those paths to
+    ``HEAD``, so a failed verification leaves the tree as it was.
+    """
+
+    def __init__(self, plan: Plan, where: str) -> None:
+        self.plan = plan
+        self.fork = os.path.join(where, "fork")
+        if os.path.isdir(plan.fork):
+            shutil.copytree(plan.fork, self.fork, symlinks=True)
+        self.files: dict[str, bytes] = {}
+        self.folders = [plan.into, plan.leftovers]
+        # The folders that exist now: those the migration creates above them go again.
+        self.existing = {f: _existing(f) for f in self.folders}
+        for folder in self.folders:
+            for top, _, names in os.walk(folder):
+                for name in names:
+                    path = os.path.join(top, name)
+                    if not os.path.islink(path):
+                        with open(path, "rb") as f:
+                            self.files[path] = f.read()
+        for init in plan.spec_path:
+            if os.path.isfile(init):
+                with open(init, "rb") as f:
+                    self.files[init] = f.read()
+        self.git = _Git(plan.fork)
+
+    def restore(self) -> None:
+        plan = self.plan
+        for folder in self.folders:
+            for top, _, names in os.walk(folder, topdown=False):
+                for name in names:
+                    path = os.path.join(top, name)
+                    if path not in self.files:
+                        os.unlink(path)
+                if not os.listdir(top):
+                    os.rmdir(top)
+        for folder in self.folders:
+            kept = self.existing[folder]
+            above = os.path.dirname(folder)
+            while _under_strictly(above, kept) and os.path.isdir(above) and not os.listdir(above):
+                os.rmdir(above)
+                above = os.path.dirname(above)
+        for path, data in self.files.items():
+            _write(path, data)
+        if os.path.isdir(self.fork):
+            if os.path.isdir(plan.fork):
+                shutil.rmtree(plan.fork)
+            shutil.copytree(self.fork, plan.fork, symlinks=True)
+        if self.git.top is not None:
+            paths = [plan.fork, *self.folders, *plan.spec_path]
+            rels = [os.path.relpath(p, self.git.top) for p in paths]
+            _git(self.git.top, "reset", "-q", "--", *rels, what="git reset")

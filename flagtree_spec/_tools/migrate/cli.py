@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from typing import Any, Optional
 
 from ..._config import parse_stack, read_declaration
@@ -14,8 +15,9 @@ from ..._errors import SpecError
 from ..check.driver import Finding, check
 from ..model.model import InputError, load
 from ..model.repo import RepoError, detect_repo
-from .apply import apply
+from .apply import Snapshot, apply
 from .plan import BaseTree, Plan, make_plan
+from .verify import Verification, copy_overlay, rehearse, report, verify
 
 __all__ = ["add_commands"]
 
@@ -39,12 +41,18 @@ the fork can load afterwards, and check runs on the new tree. An interrupted run
 is completed by running again. --minimize with --apply needs the copy committed
 and clean in git, so the full copy stays in history.
 
+--verify imports every module of the copy in fresh interpreters, as the copy
+and from trunk plus the new spec tree, and compares them per module and name
+(without --apply, on scratch copies of the trees). --apply verifies unless
+--no-verify, and undoes the migration when the verification fails unless
+--keep-on-failure.
+
 The folders come from --fork/--trunk/--into, or from a FlagTree-style
 checkout: --repo DIR -b B [--root R] means --fork DIR/third_party/B/python/R,
 --trunk DIR/python/R, --into DIR/third_party/B/backend/spec/R.
 
-Exit codes: 0 done (or plan printed), 1 check found errors in the new tree,
-2 usage or input error (nothing changed).
+Exit codes: 0 done (or plan printed), 1 the verification failed or check found
+errors in the new tree, 2 usage or input error (nothing changed).
 """
 
 
@@ -193,24 +201,64 @@ def _run(args: argparse.Namespace) -> int:
         minimize_files=args.minimize,
         base=base,
     )
+    if args.no_verify and args.verify:
+        raise InputError("give --verify or --no-verify, not both")
+    if args.keep_on_failure and not args.apply:
+        raise InputError("--keep-on-failure goes with --apply")
+    wanted = args.verify or (args.apply and not args.no_verify)
+    lower = _lower(trunk, into, backend)
+    data: dict[str, Any] = plan.as_dict()
+    if args.format == "text":
+        _print_plan(plan, args.apply and args.add_spec_path)
+    verification: Optional[Verification] = None
+    undone: Optional[bool] = None
+    code = 0
+    if args.apply:
+        with tempfile.TemporaryDirectory(prefix="flagtree-spec-migrate-") as where:
+            overlay = copy_overlay(plan, where) if wanted else ""
+            snapshot = Snapshot(plan, where) if wanted and not args.keep_on_failure else None
+            applied = apply(plan, add_spec_path=args.add_spec_path)
+            data["applied"] = applied
+            if args.format == "text":
+                here = os.getcwd() + os.sep
+                for line in applied:
+                    print(f"done: {line.replace(here, '')}")
+            if wanted:
+                verification = verify(plan, overlay, _new_environment(plan, backend))
+                undone = False
+                if not verification.ok and snapshot is not None:
+                    snapshot.restore()
+                    undone = True
+    elif args.verify:
+        verification = rehearse(plan, lower=lower, base=base, add_spec_path=args.add_spec_path)
+    if verification is not None:
+        data["verification"] = {**verification.as_dict(), "undone": undone}
+        code = 0 if verification.ok else 1
+        if verification.status == "static-only":
+            print(f"flagtree-spec migrate: warning: {verification.reason}", file=sys.stderr)
     if args.format == "json":
-        data: dict[str, Any] = plan.as_dict()
-        code = 0
-        if args.apply:
-            data["applied"] = apply(plan, add_spec_path=args.add_spec_path)
+        if args.apply and not undone:
             findings = _findings(plan, backend)
             data["check"] = None if findings is None else [f.as_dict() for f in findings]
-            code = 1 if findings and any(f.severity == "error" for f in findings) else 0
+            code = max(code, 1 if findings and any(f.severity == "error" for f in findings) else 0)
         print(json.dumps(data, indent=2))
         return code
-    _print_plan(plan, args.apply and args.add_spec_path)
+    if verification is not None:
+        for line in report(verification, undone=undone):
+            print(line)
     if not args.apply:
         print("nothing changed; run again with --apply to migrate")
-        return 0
-    here = os.getcwd() + os.sep
-    for line in apply(plan, add_spec_path=args.add_spec_path):
-        print(f"done: {line.replace(here, '')}")
-    return _check_tree(plan, backend)
+        return code
+    if undone:
+        return code
+    return max(code, _check_tree(plan, backend))
+
+
+def _new_environment(plan: Plan, backend: Optional[str]) -> dict[str, str]:
+    """What makes the new spec tree active in a fresh interpreter."""
+    if backend is not None:
+        return {"FLAGTREE_BACKEND": backend}
+    return {"FLAGTREE_SPEC_PATH": os.path.dirname(plan.into), "FLAGTREE_BACKEND": "none"}
 
 
 def _guarded(args: argparse.Namespace) -> int:
@@ -250,6 +298,21 @@ def add_commands(commands: Any) -> None:
     parser.add_argument("--base", metavar="DIR", help="the trunk the copy was made from")
     parser.add_argument(
         "--base-rev", metavar="REV", help="the git revision of the trunk the copy was made from"
+    )
+    check = parser.add_argument_group("verification (by importing)")
+    check.add_argument(
+        "--verify",
+        action="store_true",
+        help="import every module of the copy, as the copy and from trunk plus the new spec "
+        "tree, and compare them (without --apply: on scratch copies of the trees)",
+    )
+    check.add_argument(
+        "--no-verify", action="store_true", help="with --apply: skip the verification"
+    )
+    check.add_argument(
+        "--keep-on-failure",
+        action="store_true",
+        help="with --apply: keep the migration when the verification fails (default: undo it)",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=_guarded)

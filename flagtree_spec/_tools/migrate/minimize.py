@@ -45,16 +45,16 @@ and no inherited statement may have captured a name the override re-binds.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
-__all__ = ["Minimized", "minimize", "prove"]
+__all__ = ["Minimized", "lost_names", "minimize", "module_names", "prove", "signatures", "writers"]
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_HEADER = "from flagtree_spec import inherit\n\ninherit(globals())\n"
 
 
 class Minimized(NamedTuple):
@@ -64,6 +64,7 @@ class Minimized(NamedTuple):
     reason: str
     notes: tuple[str, ...]  # reported to the user: manual merges, deletions, guesses
     kept: tuple[str, ...]  # names the override binds again
+    same: bool = False  # every definition equals the base's (or trunk's): drop the file
 
 
 class _Stmt:
@@ -77,6 +78,7 @@ class _Stmt:
         "names",
         "node",
         "now",
+        "reaches",
         "sigs",
         "uses",
         "whole",
@@ -90,6 +92,7 @@ class _Stmt:
         self.sigs: dict[str, str] = {}
         self.whole = ""  # the dump of a "def" or "effect" statement
         self.effect = ""  # why a differing "def" has effects when it runs
+        self.reaches: frozenset[str] = frozenset()  # module-level objects it writes to
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 if alias.name == "*":
@@ -168,12 +171,65 @@ def _bound(node: ast.stmt) -> list[str]:
                 visit(handler.body)
             for case in getattr(s, "cases", ()):
                 visit(case.body)
-        for n in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+        for n in _module_scope(body):
             if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
                 found.append(n.target.id)
 
     visit([node])
     return list(dict.fromkeys(found))
+
+
+_MUTATORS = frozenset(("append", "extend", "update", "add", "insert", "setdefault", "register"))
+
+
+def _writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The global names whose objects *fn* writes to when called.
+
+    ``setattr(X, ...)``, ``X.a = ...``, ``X[k] = ...`` and ``X.append(...)``
+    (and the other mutating methods) where ``X`` is no parameter or local.
+    """
+    local = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    local.update(a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None)
+    found: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            local.add(n.id)
+        target: Optional[ast.expr] = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.args:
+            if n.func.id in ("setattr", "delattr"):
+                target = n.args[0]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if n.func.attr in _MUTATORS:
+                target = n.func.value
+        elif isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store):
+            target = n.value
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+    return frozenset(found - local)
+
+
+def _module_scope(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of *body* that run in the module's own scope.
+
+    Not the bodies of functions, lambdas and classes: a name an assignment
+    expression binds there (``if (n := len(x))`` in a method) is theirs,
+    never the module's.  Comprehensions are walked: an assignment expression
+    inside one binds in the enclosing scope.
+    """
+    pending: list[ast.AST] = list(body)
+    while pending:
+        n = pending.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(n.decorator_list)
+            pending.extend(n.args.defaults)
+            pending.extend(d for d in n.args.kw_defaults if d is not None)
+        elif isinstance(n, ast.ClassDef):
+            pending.extend([*n.decorator_list, *n.bases, *(k.value for k in n.keywords)])
+        elif isinstance(n, ast.Lambda):
+            pending.extend(n.args.defaults)
+        else:
+            pending.extend(ast.iter_child_nodes(n))
 
 
 def _loads(node: ast.AST) -> frozenset[str]:
@@ -250,6 +306,15 @@ class _File:
             for name, sig in s.sigs.items():
                 self.last[name] = sig
                 self.binders.setdefault(name, []).append(s)
+        # A decorator that writes to a module-level object (Triton's
+        # _tensor_member_fn: setattr(tensor, fn.__name__, fn)) reaches that object
+        # from every statement it decorates.
+        writers = {s.node.name: _writes(s.node) for s in self.stmts if isinstance(s.node, _FUNCS)}
+        for s in self.stmts:
+            for decorator in _decorators(s.node):
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(target, ast.Name):
+                    s.reaches |= writers.get(target.id, frozenset())
 
     def effects(self) -> list[_Stmt]:
         return [s for s in self.stmts if s.kind == "effect"]
@@ -272,15 +337,58 @@ def _whole(reason: str, notes: Sequence[str] = ()) -> Minimized:
     return Minimized(None, reason, tuple(notes), ())
 
 
+def writers(text: str) -> dict[str, frozenset[str]]:
+    """Each top-level function of a module and the module-level names it writes to."""
+    tree = ast.parse(text)
+    return {n.name: _writes(n) for n in tree.body if isinstance(n, _FUNCS)}
+
+
+def module_names(text: str) -> list[str]:
+    """The names a module's top-level statements bind, in order (none if it does not parse)."""
+    return list(signatures(text))
+
+
+def signatures(text: str) -> dict[str, str]:
+    """Each top-level name of a module and the syntax tree of its last binding (dumped)."""
+    try:
+        return _File(ast.parse(text)).last
+    except (SyntaxError, ValueError):
+        return {}
+
+
+def lost_names(copy_names: Iterable[str], trunk_names: Iterable[str]) -> list[str]:
+    """Trunk's module-level names that a whole copy (lacking them) takes away."""
+    have = set(copy_names)
+    return sorted(n for n in dict.fromkeys(trunk_names) if n not in have)
+
+
+def _lost_note(copy: _File, trunk: _File) -> list[str]:
+    lost = lost_names(copy.last, trunk.last)
+    if not lost:
+        return []
+    shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
+    return [
+        f"loses trunk's {shown}: the whole copy replaces trunk's module; add to the override "
+        "by hand what it needs"
+    ]
+
+
 def minimize(
-    copy_text: str, trunk_text: str, base_text: Optional[str], *, has_base: bool
+    copy_text: str,
+    trunk_text: str,
+    base_text: Optional[str],
+    *,
+    has_base: bool,
+    imported: Iterable[str] = (),
 ) -> Minimized:
     """Minimize *copy_text* against *trunk_text* (both decoded sources).
 
     *has_base* says whether a base was given at all; *base_text* is the
     base's version of the file (``None`` when the base has no such file, in
     which case the backend and trunk each added it and every differing
-    definition counts as changed by both).
+    definition counts as changed by both).  *imported* names what other
+    modules of the copy import from this one: trunk's deletion of such a
+    name does not win (the copy's code that imports it may stay).
     """
     try:
         copy = _File(ast.parse(copy_text))
@@ -294,6 +402,10 @@ def minimize(
         notes.append("no base given: every differing definition is kept, nothing is deleted")
     elif base is None:
         notes.append("the base has no such file: differing definitions count as changed by both")
+
+    def whole(reason: str) -> Minimized:
+        return _whole(reason, [*notes, *_lost_note(copy, trunk)])
+
     reference = base if base is not None else trunk
     mine = [s.whole for s in copy.effects()]
     theirs = [s.whole for s in reference.effects()]
@@ -301,18 +413,22 @@ def minimize(
         differ = [s for s, d in zip(copy.effects(), mine) if d not in theirs]
         where = _line(lines, differ[0]) if differ else "a module-level statement is missing"
         who = "the backend changed" if base is not None else "they differ from trunk's"
-        return _whole(
-            f"kept whole: module-level statements with effects differ ({who}; {where})", notes
-        )
+        return whole(f"kept whole: module-level statements with effects differ ({who}; {where})")
     # Classify every name bound by a definition or import of the copy.
     kept: set[str] = set()
-    trunk_side: set[str] = set()  # changed or added by trunk: inherited
+    trunk_side: set[str] = set()  # changed, added or deleted by trunk: inherited
+    trunk_deleted: set[str] = set()  # deleted by trunk, the copy holds the base's
     for name, sig in copy.last.items():
         t = trunk.last.get(name)
         b = base.last.get(name) if base is not None else None
         if sig == t:
             continue
-        if t is None:
+        if t is None and b == sig:
+            # Trunk deleted it and the copy holds the base's: trunk's deletion wins
+            # (binding it again would undo it, often with an import that now fails).
+            trunk_side.add(name)
+            trunk_deleted.add(name)
+        elif t is None:
             kept.add(name)
             if b is not None:
                 notes.append(f"{name}: trunk deleted it, the override keeps the backend's")
@@ -337,20 +453,34 @@ def minimize(
                 trunk_side.add(name)
     chosen = {id(s) for name in kept for s in copy.binders[name]}
     differing = set(chosen)
-    # Import-time captures of kept definitions are kept too, transitively.
+    # Import-time captures of kept definitions are kept too, transitively, and so
+    # are statements whose decorator writes to a kept object (they must run again
+    # to reach the new one).
     rebound = set(kept)
     changed = True
     while changed:
         changed = False
+        # Trunk's deletion cannot win over what the kept code still uses.
+        used = set(imported).union(*(s.uses for s in copy.stmts if id(s) in chosen))
+        for name in sorted(trunk_deleted & used):
+            trunk_deleted.discard(name)
+            trunk_side.discard(name)
+            kept.add(name)
+            rebound.add(name)
+            chosen.update(id(s) for s in copy.binders[name])
+            notes.append(f"{name}: trunk deleted it, but the backend's code uses it: kept")
+            changed = True
         for s in copy.stmts:
-            if id(s) in chosen or s.kind in ("doc", "future") or not (s.now & rebound):
+            reach = (s.now | s.reaches) & rebound
+            if id(s) in chosen or s.kind in ("doc", "future") or not reach:
                 continue
-            captured = ", ".join(sorted(s.now & rebound))
+            if s.names and all(n in trunk_deleted for n in s.names):
+                continue  # trunk deleted what it binds: nothing to run again
+            captured = ", ".join(sorted(reach))
             if s.kind == "effect":
-                return _whole(
+                return whole(
                     f"kept whole: a module-level statement ({_line(lines, s)}) uses {captured} "
-                    "when the module runs, and would run twice",
-                    notes,
+                    "when the module runs, and would run twice"
                 )
             chosen.add(id(s))
             rebound.update(s.names)
@@ -362,8 +492,20 @@ def minimize(
                         "keeps the backend's version; merge by hand"
                     )
                     trunk_side.discard(name)
+    notes.extend(
+        f"{name}: trunk deleted it since the base: the override leaves it deleted"
+        for name in sorted(trunk_deleted)
+    )
     for s in trunk.stmts:
-        if s.names and not any(n in copy.last for n in s.names) and s.now & rebound:
+        if not s.names or any(n in copy.last for n in s.names):
+            continue
+        if s.reaches & rebound:
+            return whole(
+                f"kept whole: trunk's {', '.join(s.names)} (not in the copy) writes to "
+                f"{', '.join(sorted(s.reaches & rebound))} when the module runs, which the "
+                "override would define again afterwards"
+            )
+        if s.now & rebound:
             notes.append(
                 f"{', '.join(s.names)}: trunk's (not in the copy) captures "
                 f"{', '.join(sorted(s.now & rebound))} when the module runs, so it keeps "
@@ -373,33 +515,43 @@ def minimize(
         if id(s) not in chosen:
             continue
         if s.kind == "effect":
-            return _whole(f"kept whole: {_line(lines, s)} binds a kept name with effects", notes)
+            return whole(f"kept whole: {_line(lines, s)} binds a kept name with effects")
         if s.effect and id(s) in differing:
-            return _whole(f"kept whole: {_line(lines, s)} differs and {s.effect}", notes)
+            return whole(f"kept whole: {_line(lines, s)} differs and {s.effect}")
         if s.kind == "import":
             continue
         at = copy.stmts.index(s)
         neighbours = copy.stmts[max(at - 1, 0) : at] + copy.stmts[at + 1 : at + 2]
         if any(s.first <= o.last and o.first <= s.last for o in neighbours):
-            return _whole(f"kept whole: {_line(lines, s)} shares a line with another", notes)
-    if not chosen and not deleted and base is None:
-        return _whole("kept whole: no definition differs (only layout or comments)", notes)
+            return whole(f"kept whole: {_line(lines, s)} shares a line with another")
     if not chosen and not deleted:
-        notes.append("the backend changed nothing since the base: delete the override once read")
-    text = _render(copy_text, lines, copy, chosen, rebound, trunk_side, deleted)
+        if base is None:
+            reason = "every definition equals trunk's (only layout, comments, or trunk's additions)"
+        else:
+            reason = "every definition equals the base's or trunk's: the backend changed nothing"
+        return Minimized(None, reason, tuple(notes), (), same=True)
+    try:
+        text = _render(copy_text, lines, copy, trunk, chosen, rebound, trunk_side, deleted)
+    except _Unsafe as exc:
+        return whole(f"kept whole: {exc}")
     failure = _prove(copy, trunk, text, trunk_side, deleted)
     if failure:
-        return _whole(f"kept whole: the minimized version could not be proven ({failure})", notes)
+        return whole(f"kept whole: the minimized version could not be proven ({failure})")
     reason = f"inherit(globals()) plus {len(kept)} changed name(s): {', '.join(sorted(kept))}"
     if not kept:
         reason = "inherit(globals())" + (f", deleting {', '.join(deleted)}" if deleted else " only")
     return Minimized(text, reason, tuple(notes), tuple(sorted(kept)))
 
 
+class _Unsafe(Exception):
+    """The override cannot keep the copy's order; the file stays whole (the message says why)."""
+
+
 def _render(
     text: str,
     lines: Sequence[str],
     copy: _File,
+    trunk: _File,
     chosen: set[int],
     rebound: set[str],
     trunk_side: set[str],
@@ -413,19 +565,37 @@ def _render(
     for s in copy.stmts:
         if s.kind in ("doc", "future"):
             head.append("\n".join(lines[s.first - 1 : s.last]))
+    # A kept binding that the copy makes before an import runs before inherit()
+    # too: a submodule that inherit() imports may read it back (a circular import).
+    early: list[_Stmt] = []
+    bound: set[str] = set()
+    last_import = max((i for i, s in enumerate(copy.stmts) if s.kind == "import"), default=0)
+    for s in copy.stmts[:last_import]:
+        if id(s) in chosen and s.kind == "def" and s.now <= bound | _BUILTINS:
+            early.append(s)
+            bound.update(s.names)
     top: list[str] = ["\n".join(head)] if head else []
-    top.append(_HEADER.rstrip("\n") + (f"\ndel {', '.join(deleted)}" if deleted else ""))
+    top.append("from flagtree_spec import inherit")
+    top.extend(_chunk(lines, s) for s in early)
+    call = "inherit(globals())"
+    if "inherit" not in copy.last and "inherit" not in trunk.last:
+        call += "\ndel inherit"  # the override's own import leaves no name behind
+    top.append(call + (f"\ndel {', '.join(deleted)}" if deleted else ""))
     used: set[str] = set()
     for s in copy.stmts:
         if id(s) in chosen:
             used |= s.uses
+    again = {id(s) for s in early if not any(n in trunk.last for n in s.names)}
     body: list[tuple[bool, str]] = []  # (is an import, text)
+    emitted: set[int] = set()
     for s in copy.stmts:
-        if id(s) in chosen and s.kind != "import":
-            start = s.first
-            while start > 1 and lines[start - 2].lstrip().startswith("#"):
-                start -= 1
-            body.append((False, "\n".join(lines[start - 1 : s.last])))
+        if id(s) in chosen and s.kind != "import" and id(s) not in again:
+            body.append((False, _chunk(lines, s)))
+            emitted.add(id(s))
+        elif _star(s) and body:
+            # Emitted imports and definitions come before it: it must rebind as in the copy.
+            body.append((True, "\n".join(lines[s.first - 1 : s.last])))
+            emitted.add(id(s))
         elif s.kind == "import":
             assert isinstance(s.node, (ast.Import, ast.ImportFrom))
             wanted = [
@@ -443,12 +613,54 @@ def _render(
                     else ast.ImportFrom(module=s.node.module, names=wanted, level=s.node.level)
                 )
                 body.append((True, ast.unparse(node)))
+            if wanted:
+                emitted.add(id(s))
+    stars = [i for i, s in enumerate(copy.stmts) if _star(s) and id(s) in emitted]
+    if stars:
+        left = [
+            s
+            for s in copy.stmts[stars[0] + 1 :]
+            if s.names and s.kind in ("def", "import") and id(s) not in emitted
+        ]
+        if left:
+            star = copy.stmts[stars[0]]
+            raise _Unsafe(
+                f"{_line(lines, star)} must run again after the override's imports, and could "
+                f"then rebind {', '.join(left[0].names)} (line {left[0].first}), which trunk's "
+                "version binds after it"
+            )
     out = "\n\n".join(c.rstrip("\n") for c in top)
     previous_import = False
     for is_import, chunk in body:
         out += ("\n" if is_import and previous_import else "\n\n\n") + chunk.rstrip("\n")
         previous_import = is_import
     return out + "\n"
+
+
+_BUILTINS = frozenset(dir(builtins))
+_HELPER = ast.dump(ast.parse("from flagtree_spec import inherit").body[0])
+
+
+def _star(s: _Stmt) -> bool:
+    """A relative star import (``from .x import *``): it may rebind any name before it.
+
+    Its module is one of the package's own, which the backend may have changed
+    (Triton's ``from .extra.libdevice import *``).  A star import of another
+    package is taken to rebind none of the names imported explicitly before it.
+    """
+    return (
+        isinstance(s.node, ast.ImportFrom)
+        and s.node.level > 0
+        and any(a.name == "*" for a in s.node.names)
+    )
+
+
+def _chunk(lines: Sequence[str], s: _Stmt) -> str:
+    """The source of *s* with the comment lines right above it."""
+    start = s.first
+    while start > 1 and lines[start - 2].lstrip().startswith("#"):
+        start -= 1
+    return "\n".join(lines[start - 1 : s.last])
 
 
 def prove(
@@ -481,7 +693,9 @@ def _prove(
     deleted: Iterable[str],
 ) -> str:
     override = _File(ast.parse(override_text))
-    state = dict(trunk.last)
+    early: dict[str, str] = {}  # bound before inherit(): trunk's module may bind them again
+    state: dict[str, str] = {}
+    helper = False  # the override's own "from flagtree_spec import inherit" is bound
     seen_inherit = False
     mine: set[str] = set()
     again: set[str] = set()
@@ -493,12 +707,18 @@ def _prove(
             and ast.unparse(node.value) == "inherit(globals())"
         ):
             seen_inherit = True
+            state = {**early, **trunk.last}
             continue
         if not seen_inherit:
+            if s.kind == "def":
+                early.update(s.sigs)
+                mine.add(s.whole)
+            helper |= s.sigs.get("inherit") == _HELPER
             continue
         if isinstance(node, ast.Delete):
             for target in node.targets:
                 state.pop(ast.unparse(target), None)
+                helper &= ast.unparse(target) != "inherit"
             continue
         state.update(s.sigs)
         mine.add(s.whole or ast.dump(node))
@@ -507,6 +727,8 @@ def _prove(
         )
     if not seen_inherit:
         return "no inherit(globals()) call"
+    if helper and "inherit" not in trunk.last and "inherit" not in copy.last:
+        return "inherit, the override's own import, would stay bound"
     skip = set(trunk_side)
     for name, sig in copy.last.items():
         if name not in skip and state.get(name) != sig:
@@ -515,6 +737,8 @@ def _prove(
         if name in state:
             return f"{name} would stay bound"
     for s in copy.stmts:
+        if s.names and not any(n in trunk.last for n in s.names):
+            continue  # trunk has no such statement (it deleted what it binds): never runs
         if s.kind in ("def", "effect") and s.whole not in mine and s.now & again:
             return f"line {s.first} would capture trunk's {', '.join(sorted(s.now & again))}"
     return ""

@@ -35,11 +35,15 @@ from typing import Any, NamedTuple, Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .minimize import minimize
+from .minimize import lost_names, minimize, module_names, signatures, writers
 
 __all__ = ["ACTIONS", "Plan", "Step", "make_plan"]
 
 ACTIONS = ("drop", "move", "minimize", "add", "link", "keep")
+# What --minimize needs to plan one differing module again: the copy's text,
+# trunk's, the base's, where the counterpart is, the copy's bytes, its line
+# count and the counterpart file.
+_Given = tuple[str, str, Optional[str], str, bytes, int, str]
 _COMPILED = (".so", ".pyd", ".pyc")
 
 
@@ -265,7 +269,61 @@ def check_folders(
                 f"--base {base} shares no module with the trunk {trunk} but its __init__.py, "
                 "so it is not an older trunk of it; give the trunk the copy was made from"
             )
+        why = _not_older(base, trunk, fork)
+        if why:
+            raise InputError(
+                f"--base {base} is not an older trunk of {name!r}: {why}; give the trunk the "
+                "copy was made from"
+            )
     return fork, trunk, into
+
+
+def _not_older(base: str, trunk: str, fork: str) -> str:
+    """Why *base* cannot be the trunk *fork* was copied from, or ``""``.
+
+    An older trunk of the same package shares most of its definitions with
+    trunk or the copy (each name bound to the same syntax tree in the same
+    file), and the copy is at least as close to it as to trunk (files equal
+    by syntax tree): a newer trunk, or another package of the same name,
+    fails one of the two.
+    """
+    found = total = near_base = near_trunk = 0
+    for rel, entry in _walk(base):
+        if not rel.endswith(".py") or entry.is_symlink():
+            continue
+        parts = rel.split("/")
+        texts = {}
+        for label, top in (("trunk", trunk), ("copy", fork)):
+            path = os.path.join(top, *parts)
+            if os.path.isfile(path) and not os.path.islink(path):
+                texts[label] = decode(path, read(path))
+        if not texts:
+            continue
+        mine = decode(entry.path, read(entry.path))
+        theirs = {label: signatures(text) for label, text in texts.items()}
+        for name, sig in signatures(mine).items():
+            total += 1
+            found += any(t.get(name) == sig for t in theirs.values())
+        if "copy" in texts and "trunk" in texts:
+            copy_tree, base_tree, trunk_tree = (
+                _parse(texts["copy"]),
+                _parse(mine),
+                _parse(texts["trunk"]),
+            )
+            if copy_tree is not None and base_tree is not None and trunk_tree is not None:
+                near_base += same_tree(copy_tree, base_tree)
+                near_trunk += same_tree(copy_tree, trunk_tree)
+    if total and found * 2 < total:
+        return (
+            f"only {found} of its {total} top-level definitions are found in trunk or the "
+            "copy, so it is another package of the same name"
+        )
+    if near_trunk > near_base:
+        return (
+            f"the copy equals trunk in {near_trunk} files and the base in only {near_base}, "
+            "so the base is newer than the copy, or another trunk"
+        )
+    return ""
 
 
 def _leftovers(fork: str, into: str, trunk: str) -> str:
@@ -325,6 +383,7 @@ def make_plan(
     warnings: list[str] = []
     seen: set[str] = set()
     common = 0
+    inputs: dict[str, _Given] = {}
     # A fork that is gone while the mirror exists: an earlier run moved everything.
     for rel, entry in _walk(fork) if os.path.isdir(fork) else iter(()):
         seen.add(rel)
@@ -392,47 +451,53 @@ def make_plan(
             )
             continue
         if counterpart is None:
+            _refuse_namespace_init(rel, trunk)
             steps.append(Step(rel, None, "add", "no counterpart: added by the backend", n, n))
             continue
         if tree is not None and minimize_files:
             base_text = base.text(rel) if base is not None and via == "trunk" else None
-            result = minimize(text, other, base_text, has_base=base is not None and via == "trunk")
-            if base is not None and via != "trunk":
-                result = result._replace(
-                    notes=(
-                        f"the counterpart is {via}, not trunk: the base says nothing about it",
-                        *result.notes[1:],
-                    )
-                )
-            if result.text is not None:
-                # The copy's own encoding: its coding line, if any, stays first in the override.
-                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-                encoded = result.text.encode(encoding)
-                steps.append(
-                    Step(
-                        rel,
-                        counterpart,
-                        "minimize",
-                        result.reason,
-                        n,
-                        _lines(encoded),
-                        encoded,
-                        result.notes,
-                    )
-                )
-                continue
-            steps.append(Step(rel, counterpart, "move", result.reason, n, n, None, result.notes))
+            inputs[rel] = (text, other, base_text, via, data, n, counterpart)
+            steps.append(_minimized(rel, inputs[rel], base is not None, ()))
         else:
-            steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n))
-        if rel.endswith("/__init__.py"):
-            warnings.append(
-                f"{rel}: a package __init__ override replaces trunk's, whose imports and "
-                "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
+            lost = lost_names(module_names(text), module_names(other)) if tree else []
+            notes = (
+                (
+                    f"loses trunk's {', '.join(lost[:8])}{' and more' if len(lost) > 8 else ''}: "
+                    "the whole copy replaces trunk's module; add to the override by hand what "
+                    "it needs, or run with --minimize",
+                )
+                if lost
+                else ()
             )
+            steps.append(Step(rel, counterpart, "move", f"differs from {via}", n, n, None, notes))
     if seen and not common:
         raise InputError(
             f"--fork {fork} shares no file with the trunk {trunk}: it is not a copy of it"
         )
+    # Trunk's deletion of a name does not win where another module the plan keeps
+    # as the copy's imports it: minimize again with what the kept modules import.
+    asked: dict[str, set[str]] = {}
+    for _ in range(4):
+        imported = _imported_names(fork, steps)
+        again = [r for r in inputs if imported.get(r, set()) != asked.get(r, set())]
+        if not again:
+            break
+        for k, step in enumerate(steps):
+            if step.path in again:
+                asked[step.path] = imported.get(step.path, set())
+                names = sorted(asked[step.path])
+                steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
+    _whole_for_missing_modules(steps, inputs, trunk, fork)
+    for _ in range(len(inputs)):
+        changed = _whole_for_foreign_writes(steps, inputs, trunk)
+        if not _whole_for_lost_names(steps, inputs, os.path.basename(fork)) and not changed:
+            break
+    warnings.extend(
+        f"{s.path}: a package __init__ override replaces trunk's, whose imports and "
+        "spec_path call then do not run; prefer inherit(globals()) in it (check FTS002)"
+        for s in steps
+        if s.action == "move" and s.path.endswith("/__init__.py")
+    )
     links = tuple(s.path + "/" for s in steps if s.action == "link")
     missing = [
         rel
@@ -443,6 +508,285 @@ def make_plan(
     _conflicts(plan)
     plan.spec_path.extend(_spec_path_needs(plan))
     return plan
+
+
+def _refuse_namespace_init(rel: str, trunk: str) -> None:
+    """An added ``__init__.py`` over a namespace package of trunk: refused (exit 2)."""
+    if not rel.endswith("__init__.py") or rel == "__init__.py":
+        return
+    folder = os.path.join(trunk, *rel.split("/")[:-1])
+    if os.path.isdir(folder):
+        held = sorted(e for e in os.listdir(folder) if e != "__pycache__")
+        shown = ", ".join(held[:3]) + (" ..." if len(held) > 3 else "")
+        raise InputError(
+            f"{rel}: the copy adds an __init__.py to {rel[: -len('/__init__.py')]}, which is a "
+            f"namespace package in trunk ({folder} has no __init__.py); in a mirror tree it "
+            f"would make the package a regular one and hide what trunk's folder holds "
+            f"({shown or 'nothing yet'}): delete it from the copy (or add it to trunk), then "
+            "run again"
+        )
+
+
+def _minimized(
+    rel: str,
+    given: _Given,
+    has_base: bool,
+    imported: Sequence[str],
+) -> Step:
+    """The step for a differing module with ``--minimize``: minimize, drop or move."""
+    text, other, base_text, via, data, n, counterpart = given
+    result = minimize(
+        text, other, base_text, has_base=has_base and via == "trunk", imported=imported
+    )
+    if has_base and via != "trunk":
+        result = result._replace(
+            notes=(
+                f"the counterpart is {via}, not trunk: the base says nothing about it",
+                *result.notes[1:],
+            )
+        )
+    if result.same:
+        return Step(rel, counterpart, "drop", result.reason, n, 0, None, result.notes)
+    if result.text is not None:
+        # The copy's own encoding: its coding line, if any, stays first in the override.
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoded = result.text.encode(encoding)
+        return Step(
+            rel, counterpart, "minimize", result.reason, n, _lines(encoded), encoded, result.notes
+        )
+    return Step(rel, counterpart, "move", result.reason, n, n, None, result.notes)
+
+
+def _imported_names(fork: str, steps: Sequence[Step]) -> dict[str, set[str]]:
+    """Per module of the copy (a relative path): the names the kept code imports from it.
+
+    The kept code: files the plan moves, adds or keeps whole, and the
+    minimized overrides.  ``from .core import add`` in ``language/math.py``
+    and ``from R.language.core import add`` anywhere both count for
+    ``language/core.py``.
+    """
+    root = os.path.basename(fork)
+    found: dict[str, set[str]] = {}
+    for step in steps:
+        rel = step.path
+        if not rel.endswith(".py") or step.action in ("drop", "link"):
+            continue
+        if step.text is not None:
+            source = step.text.decode("utf-8", "surrogateescape")
+        else:
+            path = os.path.join(fork, *rel.split("/"))
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            source = decode(path, read(path))
+        for target, names in _imports_of(rel, source, root):
+            found.setdefault(target, set()).update(names)
+    return found
+
+
+def _imports_of(rel: str, source: str, root: str) -> Iterator[tuple[str, list[str]]]:
+    """``(module path, names)`` for each ``from ... import`` of *source* inside the package.
+
+    Each import gives both candidate paths, ``x.py`` and ``x/__init__.py``.
+    """
+    tree = _parse(source)
+    if tree is None:
+        return
+    package = rel.split("/")[:-1]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            if node.level - 1 > len(package):
+                continue
+            parts = package[: len(package) - (node.level - 1)]
+        elif (node.module or "").split(".")[0] == root:
+            parts = []
+        else:
+            continue
+        module = (node.module or "").split(".")
+        if not node.level:
+            module = module[1:]
+        parts = [*parts, *(m for m in module if m)]
+        names = [a.name for a in node.names]
+        for target in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
+            yield target.lstrip("/"), names
+
+
+def _whole_for_missing_modules(
+    steps: list[Step], inputs: dict[str, _Given], trunk: str, fork: str
+) -> None:
+    """Keep whole what would run a trunk import of a module of the package that does not exist.
+
+    A minimized or dropped module runs trunk's version.  Where that version
+    imports, at module level, a module of the package that neither trunk nor
+    the copy has (trunk's ``tools/disasm.py`` importing ``triton.common``),
+    running it fails; the copy's version, which does not, is kept whole.
+    """
+    root = os.path.basename(trunk)
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        tree = _parse(inputs[step.path][1])
+        if tree is None:
+            continue
+        package = step.path.split("/")[:-1]
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                if node.level - 1 > len(package):
+                    continue
+                parts = package[: len(package) - (node.level - 1)]
+                parts += [m for m in (node.module or "").split(".") if m]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == root:
+                parts = (node.module or "").split(".")[1:]
+            elif isinstance(node, ast.Import):
+                found = [a.name for a in node.names if a.name.split(".")[0] == root]
+                if not found:
+                    continue
+                parts = found[0].split(".")[1:]
+            else:
+                continue
+            if not parts or any(_module_exists(top, parts) for top in (trunk, fork)):
+                continue
+            n, counterpart = inputs[step.path][5], inputs[step.path][6]
+            reason = (
+                f"kept whole: trunk's version imports {'.'.join([root, *parts])} (line "
+                f"{node.lineno}), which neither trunk nor the copy has"
+            )
+            steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+            break
+
+
+def _whole_for_foreign_writes(steps: list[Step], inputs: dict[str, _Given], trunk: str) -> bool:
+    """Keep whole a module whose trunk-only definitions write, through a decorator of
+    another module, to a definition the plan keeps as the copy's.
+
+    Triton's ``standard.py`` says ``@core._tensor_member_fn`` over ``sort``:
+    trunk's version, run by ``inherit()``, attaches trunk's ``sort`` to
+    ``core.tensor``; where the copy has no such ``sort`` and ``core.py`` is
+    the copy's, the copy's ``tensor`` would get a method the copy never gave it.
+    """
+    root = os.path.basename(trunk)
+    by_path = {s.path: s for s in steps}
+    changed = False
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        text, other = inputs[step.path][0], inputs[step.path][1]
+        tree = _parse(other)
+        if tree is None:
+            continue
+        # Module aliases of trunk's version: "from . import core", "import R.x.core as core".
+        aliases: dict[str, str] = {}
+        package = step.path.split("/")[:-1]
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level and node.level - 1 <= len(package):
+                base = package[: len(package) - (node.level - 1)]
+                base += [m for m in (node.module or "").split(".") if m]
+                for a in node.names:
+                    aliases[a.asname or a.name] = "/".join([*base, a.name]) + ".py"
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and a.name.split(".")[0] == root:
+                        aliases[a.asname] = "/".join(a.name.split(".")[1:]) + ".py"
+        # The copy's decorators per name: a copy that decorates its own version the
+        # same way writes its own over trunk's, and then nothing is left of trunk's.
+        copy_tree = _parse(text)
+        mine = {
+            n.name: {
+                ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in n.decorator_list
+            }
+            for n in (copy_tree.body if copy_tree is not None else [])
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+        for node in tree.body:
+            name = getattr(node, "name", None)
+            if name is None:
+                continue
+            for decorator in getattr(node, "decorator_list", ()):
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+                    continue
+                if ast.unparse(target) in mine.get(name, set()):
+                    continue
+                rel = aliases.get(target.value.id)
+                owner = by_path.get(rel or "")
+                if rel is None or owner is None or owner.action not in ("move", "minimize"):
+                    continue  # trunk's module runs there: the write reaches trunk's object
+                source = os.path.join(trunk, *rel.split("/"))
+                if not os.path.isfile(source):
+                    continue
+                written = writers(decode(source, read(source))).get(target.attr, frozenset())
+                if owner.text is not None:  # minimized: only what the override defines again
+                    again = module_names(owner.text.decode("utf-8", "surrogateescape"))
+                else:
+                    again = module_names(inputs[rel][0]) if rel in inputs else []
+                written = written & frozenset(again)
+                if written:
+                    n, counterpart = inputs[step.path][5], inputs[step.path][6]
+                    reason = (
+                        f"kept whole: trunk's {name} (line {node.lineno}) writes to "
+                        f"{', '.join(sorted(written))} of {rel} through @{ast.unparse(target)}, "
+                        f"which the copy's {name} does not, and {rel} is the copy's"
+                    )
+                    steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+                    changed = True
+                    break
+            if steps[k].action == "move":
+                break
+    return changed
+
+
+def _module_exists(top: str, parts: Sequence[str]) -> bool:
+    folder = os.path.join(top, *parts)
+    return (
+        os.path.isdir(folder)
+        or any(os.path.exists(folder + suffix) for suffix in (".py", ".so", ".pyd", ".pyc"))
+        or any(
+            name.startswith(parts[-1] + ".") and name.endswith((".so", ".pyd"))
+            for name in (
+                os.listdir(os.path.dirname(folder))
+                if os.path.isdir(os.path.dirname(folder))
+                else ()
+            )
+        )
+    )
+
+
+def _whole_for_lost_names(
+    steps: list[Step],
+    inputs: dict[str, tuple[str, str, Optional[str], str, bytes, int, str]],
+    root: str,
+) -> bool:
+    """Keep whole what would run trunk's code importing names a whole copy lacks.
+
+    A module kept whole (moved) loses the names its trunk counterpart binds
+    and the copy does not.  A minimized or dropped module runs trunk's
+    version (through ``inherit`` or as it is); where that version imports
+    such a name from the whole copy, it would fail, so it is kept whole too:
+    the copy's version, made to work with the copy's module.  Returns
+    whether a step changed.
+    """
+    lost: dict[str, set[str]] = {}
+    for step in steps:
+        if step.action == "move" and step.path in inputs:
+            text, other = inputs[step.path][0], inputs[step.path][1]
+            lost[step.path] = set(lost_names(module_names(text), module_names(other)))
+    changed = False
+    for k, step in enumerate(steps):
+        if step.action not in ("minimize", "drop") or step.path not in inputs:
+            continue
+        for target, names in _imports_of(step.path, inputs[step.path][1], root):
+            missing = sorted(set(names) & lost.get(target, set()))
+            if missing:
+                n, counterpart = inputs[step.path][5], inputs[step.path][6]
+                reason = (
+                    f"kept whole: trunk's version imports {', '.join(missing[:4])} from "
+                    f"{target}, which is kept whole without it"
+                )
+                steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
+                changed = True
+                break
+    return changed
 
 
 def _conflicts(plan: Plan) -> None:
@@ -468,6 +812,34 @@ def _spec_path_needs(plan: Plan) -> list[str]:
     if os.path.isdir(plan.into):
         rels.update(rel for rel, _ in _walk(plan.into))
     needed: list[str] = []
+    for rel in sorted(r for r in rels if r.endswith("/__init__.py")):
+        # A package-init override: its package's __path__ holds the mirror folder
+        # only, until spec_path runs in it.  An inheriting one runs trunk's
+        # __init__, which then needs the call; one kept whole needs it itself.
+        package = rel.split("/")[:-1]
+        own = os.path.join(plan.trunk, *package, "__init__.py")
+        if not os.path.isfile(own):
+            continue  # a package the backend added: nothing of trunk's to reach
+        mirror = os.path.join(plan.into, *rel.split("/"))
+        step = next((s for s in plan.steps if s.path == rel), None)
+        current = (
+            Source(mirror)
+            if step is None or os.path.lexists(mirror)
+            else Source(os.path.join(plan.fork, *rel.split("/")))
+        )
+        if current.error is not None:
+            continue
+        facts = current.facts()
+        if facts.inherits or (step is not None and step.action == "minimize"):
+            target = own
+        elif facts.spec_path is None:
+            needed.append(mirror)
+            continue
+        else:
+            continue
+        source = Source(target)
+        if target not in needed and source.error is None and source.facts().spec_path is None:
+            needed.append(target)
     for rel in sorted(r for r in rels if r.endswith(".py")):
         parts = rel.split("/")[:-1]
         if rel.endswith("/__init__.py"):

@@ -1,0 +1,157 @@
+"""Run in a fresh interpreter by ``migrate --verify``: import modules, describe them.
+
+``python migrate_probe.py CONFIG`` reads the JSON object CONFIG
+(``folder``, ``modules``, ``strip``, ``report``), puts the folder first on
+``sys.path``, imports every module in order and writes to the file
+``report`` a JSON object: per module, whether it imported (or the exception's type and
+message) and, for the names its namespace ends with, a *digest* of each
+value that is equal in two processes exactly when the value is "the same
+code": a function by its code object (bytecode, constants, names; not its
+file or line numbers), a class by its bases and members, a module by its
+name, plain data by its ``repr`` when that holds no address (with the
+folders named in ``strip`` written as ``<root>``, so a path computed from
+``__file__`` compares equal across two trees).  The digests
+are taken after every module was imported, so attributes set on a module
+or a class by a later import count.
+
+This file imports only the standard library and never ``flagtree_spec``:
+it describes whatever the import system finds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+import types
+from typing import Any
+
+_SKIP = frozenset(
+    (
+        "__builtins__",
+        "__cached__",
+        "__doc__",
+        "__file__",
+        "__inherits__",
+        "__loader__",
+        "__name__",
+        "__package__",
+        "__path__",
+        "__spec__",
+    )
+)
+# __firstlineno__ (3.13) is where the class starts: layout, not code.
+_CLASS_SKIP = frozenset(
+    ("__dict__", "__doc__", "__firstlineno__", "__module__", "__qualname__", "__weakref__")
+)
+
+
+def _constant(c: object) -> str:
+    if isinstance(c, types.CodeType):
+        return _code(c)
+    if isinstance(c, frozenset):  # ``x in {"a", "b"}``: its order follows string hashes
+        return "frozenset(" + repr(sorted(map(_constant, c))) + ")"
+    if isinstance(c, tuple):
+        return "(" + ", ".join(map(_constant, c)) + ")"
+    return repr(c)
+
+
+def _code(co: types.CodeType) -> str:
+    consts = [_constant(c) for c in co.co_consts]
+    key = repr((co.co_name, co.co_code, consts, co.co_names, co.co_varnames, co.co_freevars))
+    return hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+_STRIP: list[str] = []
+
+
+def digest(value: Any, depth: int = 0) -> str:
+    """A description of *value* that two processes agree on when it is the same code."""
+    if isinstance(value, types.FunctionType):
+        # A decorated definition (functools.wraps): the code the module defined is
+        # the wrapped function's; the wrapper belongs to the decorator.
+        inner = value
+        for _ in range(8):
+            wrapped = getattr(inner, "__wrapped__", None)
+            if not isinstance(wrapped, types.FunctionType):
+                break
+            inner = wrapped
+        return f"def {inner.__qualname__} {_code(inner.__code__)}"
+    if isinstance(value, (classmethod, staticmethod)):
+        return f"{type(value).__name__} {digest(value.__func__, depth)}"
+    if isinstance(value, property):
+        parts = (value.fget, value.fset, value.fdel)
+        return "property " + " ".join(digest(p, depth) for p in parts)
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    if isinstance(value, type):
+        if depth > 1:
+            return f"class {value.__module__}.{value.__qualname__}"
+        members = sorted(
+            (k, digest(v, depth + 1)) for k, v in vars(value).items() if k not in _CLASS_SKIP
+        )
+        bases = [f"{b.__module__}.{b.__qualname__}" for b in value.__bases__]
+        key = repr((bases, members))
+        return f"class {value.__qualname__} {hashlib.sha1(key.encode()).hexdigest()[:16]}"
+    if isinstance(value, (list, tuple, set, frozenset)) and depth < 2:
+        items = [digest(v, depth + 1) for v in value]
+        if isinstance(value, (set, frozenset)):
+            items.sort()
+        return f"{type(value).__name__}[{', '.join(items)}]"
+    if isinstance(value, dict) and len(value) > 200:  # sys.modules, and the like
+        return f"dict of {type(next(iter(value.values()))).__name__} values"
+    if isinstance(value, dict) and depth < 2:
+        pairs = sorted(f"{digest(k, depth + 1)}: {digest(v, depth + 1)}" for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{type(value).__name__} {getattr(value, '__module__', '?')}.{value.__qualname__}"
+    try:
+        text = repr(value)
+    except Exception:
+        text = "?"
+    if " at 0x" in text or len(text) > 300:
+        return f"object of {type(value).__module__}.{type(value).__qualname__}"
+    return _stripped(text)
+
+
+def _stripped(text: str) -> str:
+    for folder in _STRIP:
+        text = text.replace(folder, "<root>")
+    return text
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[0], encoding="utf-8") as f:
+        config = json.load(f)
+    modules: list[str] = config["modules"]
+    _STRIP.extend(sorted(config["strip"], key=len, reverse=True))
+    sys.path.insert(0, config["folder"])
+    results: dict[str, dict[str, Any]] = {}
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except BaseException as exc:  # a failing module is a result, whatever it raises
+            results[name] = {"error": _stripped(f"{type(exc).__name__}: {exc}")[:300]}
+        else:
+            results[name] = {}
+    for name, result in results.items():
+        module = sys.modules.get(name)
+        if "error" in result or module is None:
+            continue
+        result["file"] = getattr(getattr(module, "__spec__", None), "origin", None)
+        names = {k: v for k, v in sorted(vars(module).items()) if k not in _SKIP}
+        result["names"] = {k: digest(v) for k, v in names.items()}
+        # The members of each class, so that a difference can name the member.
+        result["members"] = {
+            k: {m: digest(x, 1) for m, x in vars(v).items() if m not in _CLASS_SKIP}
+            for k, v in names.items()
+            if isinstance(v, type)
+        }
+    with open(config["report"], "w", encoding="utf-8") as f:
+        json.dump(results, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
