@@ -304,7 +304,11 @@ def test_override_shadowed_by_a_higher_backend_is_not_dead_but_is_still_parsed(
     low = str(repo / "third_party/low/backend/spec/stackpkg/mod.py")
     code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "high,low", "--format", "json")
     found = json.loads(out)["findings"]
-    assert [(f["code"], f["path"], f["line"], f["col"]) for f in found] == [("FTS010", low, 1, 12)]
+    # Parsed (FTS010), and never run: the higher override does not inherit (FTS021).
+    assert [(f["code"], f["path"], f["line"], f["col"]) for f in found] == [
+        ("FTS021", low, 1, 1),
+        ("FTS010", low, 1, 12),
+    ]
     assert code == 1
     code, out, _ = run(capsys, "list", "--repo", str(repo), "-b", "high", "-b", "low")
     assert out.splitlines() == [
@@ -314,14 +318,23 @@ def test_override_shadowed_by_a_higher_backend_is_not_dead_but_is_still_parsed(
     assert code == 0
 
 
-def test_check_without_a_spec_root_says_so_and_reports_nothing(
+def test_check_without_a_backend_checks_the_backends_of_the_repository_not_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, err = run(capsys, "check", "--repo", str(CHECK / "fts009_hooks"))
-    assert (code, out) == (0, "")
-    assert err.startswith(
-        "flagtree-spec check: no spec root for hookpkg (backend stack none, no backend set)"
-    )
+    assert code == 0
+    assert "FTS009" in out
+    assert "checking every backend of the repository: vendor" in err
+
+
+def test_check_of_a_trunk_without_a_backend_or_spec_root_exits_2_saying_nothing_was_checked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    trunk = CHECK / "fts009_hooks" / "python" / "hookpkg"
+    code, out, err = run(capsys, "check", "--trunk", str(trunk))
+    assert (code, out) == (2, "")
+    assert "no spec root for hookpkg (backend stack none, no backend set)" in err
+    assert "nothing was checked" in err
 
 
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"

@@ -404,7 +404,7 @@ def test_fts004_follows_imports_inside_functions_and_their_blocks(
         "    else:\n"  # 11
         "        from .core import in_else\n"  # 12
         "class C:\n"  # 13
-        "    from ....too.far import ignored\n"  # 14
+        "    from ....too.far import beyond\n"  # 14: above the root package
         "    from . import core, missing\n"  # 15
     )
     make(tmp_path, {T + "__init__.py": SPEC, T + "core.py": "A = 1\n", M + "user.py": user})
@@ -414,9 +414,11 @@ def test_fts004_follows_imports_inside_functions_and_their_blocks(
         ("FTS004", path, 4, 9),
         ("FTS004", path, 8, 9),
         ("FTS004", path, 12, 9),
+        ("FTS004", path, 14, 5),
         ("FTS004", path, 15, 5),
     ]
-    assert "'missing' from pkg," in messages[3]
+    assert "beyond the root package" in messages[3]
+    assert "'missing' from pkg," in messages[4]
 
 
 def test_fts004_skips_imports_it_cannot_judge(
@@ -474,8 +476,20 @@ def test_public_names_are_top_level_bindings_not_imports_nor_private() -> None:
         "obj.attr = table['key'] = 1\n"
         "_private = 1\n"
     )
-    assert facts.public() == ["S", *"abcdefghijkmnopq"]
+    # g, a module-level loop variable, is bound but is no API (FTS005 skips it).
+    assert facts.public() == ["S", *"abcdefhijkmnopq"]
     assert not facts.defines_all
+
+
+def test_public_names_leave_out_loop_variables_and_names_bound_only_under_main() -> None:
+    facts = _facts(
+        "for item in range(3):\n    table = item\n"
+        "def api():\n    pass\n"
+        "if __name__ == '__main__':\n    main_only = 1\n    def cli():\n        pass\n"
+        "elif 1:\n    other = 1\n"
+    )
+    assert facts.public() == ["api", "other", "table"]
+    assert "item" in facts.defined and "main_only" not in facts.defined
 
 
 def test_public_names_are_a_literal_all_when_given() -> None:

@@ -45,6 +45,13 @@ INIT_SOURCES = {
     ),
 }
 
+# Package inits that import a child before or after their spec_path call.
+ORDERED = {
+    "early": "from . import {0}\n" + INIT_SOURCES["spec"],
+    "early_star": "from .{0} import *\n" + INIT_SOURCES["spec"],
+    "late": INIT_SOURCES["spec"] + "from . import {0}\n",
+}
+
 # A module node is its file kinds ("py", "pyc"); a package node is (init, children).
 Node = Union["Mod", "Pkg"]
 
@@ -56,7 +63,9 @@ class Mod:
 
 @dataclass
 class Pkg:
-    init: Optional[str]  # None (namespace folder), "plain", "spec", "guarded", "exclude:a.b"
+    # None (namespace folder), "plain", "spec", "guarded", "exclude:a.b", or "early",
+    # "early_star", "late": spec_path after / before importing its first child.
+    init: Optional[str]
     children: dict[str, Node] = field(default_factory=dict)
 
 
@@ -78,9 +87,14 @@ class Tree:
 # --------------------------------------------------------------------------- strategies
 
 dotted = st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=2).map(".".join)
-init_kinds = st.one_of(
+mirror_init_kinds = st.one_of(
     st.sampled_from(["plain", "spec", "spec", "guarded"]),
     dotted.map(lambda n: f"exclude:{n}"),
+)
+# Trunk inits also import a child before or after the call: the child is in the
+# trunk's folder, so the import itself succeeds whatever a mirror excludes.
+init_kinds = st.one_of(
+    mirror_init_kinds, st.sampled_from(["early", "early_star", "late", "early", "late"])
 )
 
 
@@ -91,7 +105,7 @@ def package(draw: Any, depth: int, root: bool = False, mirror: bool = False) -> 
     elif mirror and root:
         init = draw(st.sampled_from([None, None, None, None, "plain"]))
     else:
-        init = draw(st.one_of(st.none(), init_kinds))
+        init = draw(st.one_of(st.none(), mirror_init_kinds if mirror else init_kinds))
     children: dict[str, Node] = {}
     names = draw(st.lists(st.sampled_from(ALPHABET), unique=True, max_size=3))
     for name in names:
@@ -130,6 +144,10 @@ def _write_package(node: Pkg, folder: str) -> None:
         if node.init.startswith("exclude:"):
             name = node.init.partition(":")[2]
             text = f"from flagtree_spec import spec_path\nspec_path(__path__, exclude=[{name!r}])\n"
+        elif node.init in ORDERED:
+            # The first child exists in this folder, so the import itself never fails.
+            child = min(node.children, default=None)
+            text = INIT_SOURCES["spec"] if child is None else ORDERED[node.init].format(child)
         else:
             text = INIT_SOURCES[node.init]
         with open(os.path.join(folder, "__init__.py"), "w", encoding="utf-8") as f:

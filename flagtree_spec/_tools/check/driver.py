@@ -1,4 +1,4 @@
-"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS018).
+"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS022).
 
 :func:`check` runs every rule of the registry (:mod:`.registry`, filled by the
 family modules in :data:`FAMILIES`) over a
@@ -57,8 +57,8 @@ def _hits(model: Model) -> Iterator[Finding]:
             # Both trees have been seen by every per-file rule: keep only their facts.
             if mf.parsed is not None:
                 mf.parsed.release()
-            if mf.lower is not None and mf.lower.endswith(".py"):
-                model.source(mf.lower).release()
+            if mf.counterpart is not None and mf.counterpart.endswith(".py"):
+                model.source(mf.counterpart).release()
     for rule in rules:
         for hit in rule.model(model):
             yield Finding(rule.code, hit.severity or rule.severity, *hit[:4])

@@ -1,4 +1,5 @@
-"""The check rules about hook modules: FTS009, FTS012, FTS013 and FTS015.
+"""The check rules about hook modules and hook calls: FTS009, FTS012, FTS013, FTS015 and
+FTS022.
 
 They read the hook modules as the model resolves them
 (:mod:`flagtree_spec._tools.model.hooks`: names bound as the import system
@@ -79,6 +80,33 @@ def _definition_elsewhere(model: Model, spec_root: SpecRoot, name: str) -> str:
     return ""
 
 
+def _fetched_in_loops(model: Model, hook_modules: list[HookModule]) -> set[str]:
+    """Hooks that trunk fetches by name in a loop over a list: ``for n in
+    _ext_spec_api_list: spec_func(n)`` over a module-level list of trunk, or
+    ``for n in spec.core_ext_spec_api_list: getattr(spec, n)`` over a list that
+    a module of a hook package defines (FlagTree's form).  Those names count as
+    called."""
+    looped: set[tuple[str, str, str]] = set()
+    found: set[str] = set()
+    lists: dict[str, set[str]] = {}
+    for _, source in _sources(model):
+        dynamic = source.dynamic_hooks()
+        looped |= dynamic.looped
+        found |= dynamic.names
+        for name, items in dynamic.lists.items():
+            lists.setdefault(name, set()).update(items)
+    if not looped:
+        return found
+    for hooks in hook_modules:
+        for loaded in hooks.files():
+            if loaded.path is not None and loaded.path.endswith(".py"):
+                for name, items in model.source(loaded.path).dynamic_hooks().lists.items():
+                    lists.setdefault(name, set()).update(items)
+    for name, prefix, suffix in looped:
+        found.update(prefix + item + suffix for item in lists.get(name, ()))
+    return found
+
+
 @rule(
     "FTS009",
     "warning",
@@ -103,6 +131,7 @@ class UnmatchedHook(Rule):
                         "stack (fine for an optional hook)",
                         "info",
                     )
+        called |= _fetched_in_loops(model, hook_modules)
         for hooks in hook_modules:
             for name, binding in hooks.declared():
                 if name not in called and binding.kind in ("function", "lambda", "class"):
@@ -254,4 +283,20 @@ class UnboundHookInAll(Rule):
                     f"__all__ names hook {name!r}, which the hook module never binds, so "
                     f"spec({name!r}) finds nothing and 'from ... import *' raises "
                     f"AttributeError; {fix}",
+                )
+
+
+@rule("FTS022", "warning", "spec(...) or default: a hook may return a falsy value")
+class SpecOrDefault(Rule):
+    def model(self, model: Model) -> Iterator[Hit]:
+        for module, source in _sources(model):
+            assert module.file is not None
+            for line, col, hook in source.or_defaults():
+                yield Hit(
+                    module.file,
+                    line,
+                    col,
+                    f"spec({hook!r}, ...) or default: the default also runs when the hook "
+                    "returns a falsy value (0, None, an empty array); call "
+                    f"(spec_func({hook!r}) or default)(...) instead",
                 )

@@ -1,18 +1,158 @@
-"""The check rule about imports: FTS004, a name imported from a module that the
-version which loads does not define.  It registers in :mod:`.registry`.
+"""The check rules about imports: FTS004, an import that fails (a module that
+exists nowhere, or a name the version which loads does not define), and
+FTS019, a submodule imported before its package's ``spec_path`` call.  They
+register in :mod:`.registry`.
 """
 
 from __future__ import annotations
 
+import os
+import weakref
 from collections.abc import Iterator
 
-from ..model.model import Model
+from ..model.hooks import HookModule
+from ..model.model import Model, Module
+from ..model.source import Source, resolve_relative
 from .registry import Hit, Rule, _sources, rule
 
 __all__: list[str] = []
 
 
-@rule("FTS004", "error", "a name imported from a module is not defined by the version that loads")
+_HOOKS = "<hook package>"  # the hook package's name, for resolving its relative imports
+
+
+def _package_of(module: Module) -> str:
+    return module.name if module.kind == "package" else module.name.rpartition(".")[0]
+
+
+def _failures(
+    model: Model, source: Source, package: str, skip_trunk_targets: bool = False
+) -> Iterator[tuple[int, int, str, str, str]]:
+    """Every import of *source* (in package *package*) that fails with the backend
+    stack active: ``(line, col, module, name, why)``; *name* is empty when the module
+    itself is missing.  Imports guarded by ``except ImportError`` (or only for type
+    checkers, or under ``__main__``) and imports from outside the root package are
+    not judged, nor names imported from a file that does not parse (FTS010 says it).
+    With *skip_trunk_targets*, names imported from trunk files are not judged."""
+    root = model.root
+    for level, module, names, line, col, guarded in source.facts().imports:
+        if guarded:
+            continue
+        target = resolve_relative(level, module, package)
+        if target is None:
+            if level and package.partition(".")[0] == root:
+                yield line, col, "." * level + (module or ""), "", "beyond the root package"
+            continue
+        if target.partition(".")[0] != root:
+            continue
+        found = model.resolve(target)
+        if found.kind == "missing":
+            if not _provided_by_build(model, target):
+                yield line, col, target, "", found.reason
+            continue
+        if found.file is None or not found.file.endswith(".py"):
+            continue
+        if skip_trunk_targets and found.origin is None:
+            continue
+        other = model.source(found.file)
+        if other.error is not None:
+            continue  # does not parse: FTS010, and what it defines is unknown
+        facts = other.facts()
+        if facts.defines_all:
+            continue
+        # "from . import x" in a package's own __init__ binds x only by importing
+        # the submodule: the statement itself does not define it.
+        own = os.path.normpath(found.file) == os.path.normpath(source.path)
+        defined = facts.defined - facts.imported if own else facts.defined
+        for name in names:
+            if name == "*" or name in defined:
+                continue
+            submodule = model.resolve(f"{target}.{name}")
+            if submodule.kind != "missing":
+                continue  # a submodule
+            if own:
+                yield line, col, submodule.name, "", submodule.reason
+            else:
+                yield line, col, target, name, found.file
+    for name, line, col, guarded in source.facts().plain_imports:
+        if guarded or name.partition(".")[0] != root:
+            continue
+        parts = name.split(".")
+        for end in range(2, len(parts) + 1):
+            found = model.resolve(".".join(parts[:end]))
+            if found.kind == "missing":
+                if not _provided_by_build(model, found.name):
+                    yield line, col, found.name, "", found.reason
+                break
+
+
+# Per model: the modules a build provides (see _built).
+_BUILT: weakref.WeakKeyDictionary[Model, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _built(model: Model) -> frozenset[str]:
+    """The modules trunk itself imports that its source tree does not hold: the build
+    provides them (``triton._C.libtriton``, compiled by it)."""
+    found = _BUILT.get(model)
+    if found is not None:
+        return found
+    names: set[str] = set()
+    for entry in model.tree(model.rdir):
+        if entry.kind not in ("file", "init") or not entry.path.endswith(".py"):
+            continue
+        source = model.source(entry.path)
+        if source.error is not None:
+            continue
+        package = entry.name if entry.kind == "init" else entry.name.rpartition(".")[0]
+        targets = [imp.module for imp in source.imports(package)]
+        targets += [name for name, *_ in source.facts().plain_imports]
+        for target in targets:
+            if target.partition(".")[0] == model.root and not _in_trunk(model, target):
+                names.add(target)
+    found = _BUILT[model] = frozenset(names)
+    return found
+
+
+def _in_trunk(model: Model, name: str) -> bool:
+    """Whether the trunk's source tree holds module *name* (a file, package or folder)."""
+    folder = model.rdir
+    for part in name.split(".")[1:]:
+        hit = model.folder(folder).find(part)
+        if hit is None:
+            return False
+        folder = os.path.join(folder, part)
+    return True
+
+
+def _provided_by_build(model: Model, name: str) -> bool:
+    """Whether missing module *name* is one a build provides, so that importing it is
+    not judged: a module trunk itself imports and its source tree lacks (or one below
+    such a module), or one in the installed layout ``R.backends``, where the build
+    puts each backend's package (``triton.backends.mlu`` for third_party/cambricon)."""
+    if name.startswith(f"{model.root}.backends."):
+        return True
+    built = _built(model)
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in built for end in range(2, len(parts) + 1)) or any(
+        b.startswith(name + ".") for b in built
+    )
+
+
+def _what(module: str, name: str, why: str) -> str:
+    if name:
+        return f"imports {name!r} from {module}, which {why} does not define"
+    return f"imports {module}, which exists nowhere ({why})"
+
+
+def _hook_package_name(hooks: HookModule, key: str, path: str) -> str:
+    """The package a file of the hook package resolves its relative imports in."""
+    if key == "":
+        return _HOOKS if hooks.package else ""
+    full = f"{_HOOKS}.{key}"
+    return full if os.path.basename(path).startswith("__init__.") else full.rpartition(".")[0]
+
+
+@rule("FTS004", "error", "an import fails: a module that exists nowhere, or a name it lacks")
 class UndefinedImport(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
         reported: dict[tuple[str, str], list[str]] = {}
@@ -22,21 +162,29 @@ class UndefinedImport(Rule):
                 if module.origin is None:
                     model.problem(source.error)
                 continue
-            package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
+            package = _package_of(module)
+            if module.origin is not None:
+                # An override or an added module: every import it makes.
+                for line, col, target, name, why in _failures(model, source, package):
+                    yield Hit(module.file, line, col, _what(target, name, why))
+                yield from self.inherited(model, module, source)
+                continue
             imports = list(source.imports(package))
-            if module.origin is None:
-                # Trunk files are not needed again as trees; keeping thousands of
-                # them alive makes the cyclic garbage collector rescan them.
-                source.release()
+            # Trunk files are not needed again as trees; keeping thousands of
+            # them alive makes the cyclic garbage collector rescan them.
+            source.release()
             for imp in imports:
                 if imp.guarded or imp.module.partition(".")[0] != model.root:
                     continue
-                target = model.resolve(imp.module)
-                if target.file is None or not target.file.endswith(".py"):
+                loads = model.resolve(imp.module)
+                if loads.file is None or not loads.file.endswith(".py"):
                     continue
-                if module.origin is None and target.origin is None:
+                if loads.origin is None:
                     continue  # trunk importing trunk is not the backend's business
-                facts = model.source(target.file).facts()
+                other = model.source(loads.file)
+                if other.error is not None:
+                    continue  # FTS010 reports it; what it defines is unknown
+                facts = other.facts()
                 if facts.defines_all:
                     continue
                 for name in imp.names:
@@ -44,17 +192,8 @@ class UndefinedImport(Rule):
                         continue
                     if model.resolve(f"{imp.module}.{name}").kind != "missing":
                         continue  # a submodule
-                    if module.origin is not None:
-                        yield Hit(
-                            module.file,
-                            imp.line,
-                            imp.col,
-                            f"imports {name!r} from {imp.module}, which {target.file} does not "
-                            "define",
-                        )
-                    else:
-                        where = f"{module.file}:{imp.line}"
-                        reported.setdefault((target.file, name), []).append(where)
+                    where = f"{module.file}:{imp.line}"
+                    reported.setdefault((loads.file, name), []).append(where)
         for spec_root, hooks in model.hook_modules():
             if hooks.broken is not None and hooks.broken[3].startswith("'from"):
                 path, line, col, message = hooks.broken
@@ -65,6 +204,17 @@ class UndefinedImport(Rule):
                     f"{message}: the hook module {spec_root.hooks} fails to import, so every "
                     "spec() call raises SpecImportError",
                 )
+            for loaded in hooks.files():
+                assert loaded.path is not None
+                if not loaded.path.endswith(".py"):
+                    continue
+                source = model.source(loaded.path)
+                if source.error is not None:
+                    continue  # FTS010
+                package = _hook_package_name(hooks, loaded.key, loaded.path)
+                for line, col, target, name, why in _failures(model, source, package):
+                    what = "hook module" if loaded.key == "" else "hook package module"
+                    yield Hit(loaded.path, line, col, f"the {what} {_what(target, name, why)}")
         for (path, name), sites in sorted(reported.items()):
             more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
             yield Hit(
@@ -73,4 +223,58 @@ class UndefinedImport(Rule):
                 1,
                 f"does not define {name!r}, which {sites[0]}{more} imports from it; define it "
                 "or call inherit(globals())",
+            )
+
+    def inherited(self, model: Model, module: Module, source: Source) -> Iterator[Hit]:
+        """The imports of the lower versions that ``inherit()`` runs in *module*'s
+        namespace (each that inherits runs the next one), judged as *module*'s own."""
+        if not source.facts().inherits:
+            return
+        assert module.file is not None
+        line = source.facts().inherit_line or 1
+        package = _package_of(module)
+        for lower in module.candidates:
+            if not lower.endswith(".py"):
+                break
+            other = model.source(lower)
+            if other.error is not None:
+                break
+            # Names from trunk files are trunk's business, as for trunk files that load.
+            for at, _, target, name, why in _failures(
+                model, other, package, skip_trunk_targets=True
+            ):
+                yield Hit(
+                    module.file,
+                    line,
+                    1,
+                    f"inherit() runs {lower}, whose line {at} {_what(target, name, why)}: "
+                    f"importing {module.name} fails",
+                )
+            if not other.facts().inherits:
+                break
+
+
+@rule(
+    "FTS019",
+    "error",
+    "a package init imports a submodule before its spec_path call, so its override never loads",
+)
+class ImportBeforeSpecPath(Rule):
+    """While a package's ``__init__`` runs up to its ``spec_path`` call, the
+    package's ``__path__`` is its own folder: a submodule imported then (directly,
+    or by the package's modules those imports run) loads from there, and stays."""
+
+    def model(self, model: Model) -> Iterator[Hit]:
+        for module in model.modules():
+            early = module.early
+            if early is None or early.shadowed is None:
+                continue
+            via = f" (through {', '.join(early.via)})" if early.via else ""
+            yield Hit(
+                early.init,
+                early.line,
+                early.col,
+                f"imports {module.name}{via} before the spec_path call (line {early.call}), "
+                f"so it loads from {os.path.dirname(early.init)} and the override "
+                f"{early.shadowed} never loads; move the spec_path call above this import",
             )

@@ -8,8 +8,10 @@ exists.  They register in :mod:`.registry`.
 from __future__ import annotations
 
 import ast
+import fnmatch
+import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from ..._discovery import close_matches
 from ..model.model import Model
@@ -44,9 +46,17 @@ class OwnFile(Rule):
         assert source.tree is not None
         call = _first_inherit(source.tree)
         lower = ""
-        for node, in_function in sorted(
+        for node, in_function, opens_itself in sorted(
             _file_reads(source.tree), key=lambda r: (r[0].lineno, r[0].col_offset)
         ):
+            before = call is None or (not in_function and (node.lineno, node.col_offset) < call)
+            if opens_itself and before:
+                if not isinstance(opens_itself, _Sibling):
+                    continue  # reads the override's own source (to hash it, say): no path
+                folder, own = os.path.split(mf.entry.path)
+                names = mf.model.folder(folder).names - {own}
+                if fnmatch.filter(names, opens_itself.pattern):
+                    continue  # a file of the backend's next to the override, which is there
             if call is None:
                 message = (
                     "derives a path from its own __file__, which is in the mirror tree; use "
@@ -85,25 +95,103 @@ def _first_inherit(tree: ast.Module) -> Optional[tuple[int, int]]:
     return min(found) if found else None
 
 
-def _file_reads(tree: ast.Module) -> Iterator[tuple[ast.Name, bool]]:
-    """Every read of ``__file__``, and whether it sits in a function body (runs when called).
+def _file_reads(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.Name, bool, Union[bool, _Sibling, None]]]:
+    """Every read of ``__file__``, whether it sits in a function body (runs when called),
+    and whether it only opens the file itself (``open(__file__)``,
+    ``Path(__file__).read_text()``): reading one's own source derives no path.
 
     Decorators, default values and annotations of a function run where it is
     defined; its body, and a lambda's, run when it is called.
     """
-    pending: list[tuple[ast.AST, bool]] = [(tree, False)]
+    pending: list[tuple[ast.AST, bool, tuple[ast.AST, ...]]] = [(tree, False, ())]
     while pending:
-        node, in_function = pending.pop()
+        node, in_function, above = pending.pop()
         if isinstance(node, ast.Name) and node.id == "__file__":
-            yield node, in_function
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield node, in_function, _opens_itself(node, above) or _sibling(node, above)
+            continue
+        chain = (node, *above[:2])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             body = node.body if isinstance(node.body, list) else [node.body]
             inner = {id(b) for b in body}
             pending.extend(
-                (child, in_function or id(child) in inner) for child in ast.iter_child_nodes(node)
+                (child, in_function or id(child) in inner, chain)
+                for child in ast.iter_child_nodes(node)
             )
         else:
-            pending.extend((child, in_function) for child in ast.iter_child_nodes(node))
+            pending.extend((child, in_function, chain) for child in ast.iter_child_nodes(node))
+
+
+_READS = frozenset({"read_text", "read_bytes", "open"})
+
+
+class _Sibling(NamedTuple):
+    """A file next to the override, named by a literal (``*`` for an f-string's field)."""
+
+    pattern: str
+
+
+def _literal(node: ast.AST) -> Optional[str]:
+    """A string literal, or an f-string as a glob (its fields become ``*``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "*"
+            for v in node.values
+        )
+    return None
+
+
+def _sibling(node: ast.Name, above: tuple[ast.AST, ...]) -> Optional[_Sibling]:
+    """``Path(__file__).parent / "x"`` or ``os.path.join(os.path.dirname(__file__), "x")``:
+    the name of the file next to this one that the expression reaches."""
+    if len(above) < 3:
+        return None
+    first, second, third = above[:3]
+    if (
+        isinstance(first, ast.Call)
+        and call_name(first.func) in ("Path", "PurePath")
+        and isinstance(second, ast.Attribute)
+        and second.attr == "parent"
+        and isinstance(third, ast.BinOp)
+        and isinstance(third.op, ast.Div)
+        and third.left is second
+    ):
+        name = _literal(third.right)
+        return _Sibling(name) if name else None
+    if (
+        isinstance(first, ast.Call)
+        and call_name(first.func) == "dirname"
+        and isinstance(second, ast.Call)
+        and call_name(second.func) == "join"
+        and len(second.args) == 2
+        and second.args[0] is first
+    ):
+        name = _literal(second.args[1])
+        return _Sibling(name) if name else None
+    return None
+
+
+def _opens_itself(node: ast.Name, above: tuple[ast.AST, ...]) -> bool:
+    """Whether ``__file__`` at *node* (its parent and grandparent in *above*) is only
+    opened: ``open(__file__, ...)`` (also ``io.open``, ``tokenize.open``), or
+    ``Path(__file__).read_text()`` / ``.read_bytes()`` / ``.open()``."""
+    if not above or not isinstance(above[0], ast.Call) or not above[0].args:
+        return False
+    call = above[0]
+    if call.args[0] is not node:
+        return False
+    name = call_name(call.func)
+    if name == "open":
+        return True
+    return (
+        name in ("Path", "PurePath")
+        and len(above) > 1
+        and isinstance(above[1], ast.Attribute)
+        and above[1].attr in _READS
+    )
 
 
 def _lowest_that_runs(mf: MirrorFile) -> str:

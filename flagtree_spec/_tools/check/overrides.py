@@ -1,5 +1,5 @@
 """The check rules about mirror files one by one: FTS001-FTS003, FTS005, FTS006,
-FTS008, FTS010 and FTS011.
+FTS008, FTS010, FTS011, FTS020 and FTS021.
 
 Whether an override loads (dead, a package-init override that hides trunk
 modules, the root package's own ``__init__``), whether it changes anything
@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from ..model.overrides import MirrorFile
 
 __all__: list[str] = []
+
+
+def _loaded_too_early(mf: MirrorFile) -> bool:
+    """Whether *mf* never loads because its package imports it before spec_path (FTS019)."""
+    early = mf.module.early
+    return (
+        early is not None
+        and early.shadowed is not None
+        and os.path.normpath(early.shadowed) == os.path.normpath(mf.entry.path)
+    )
 
 
 def _dead_reason(mf: MirrorFile) -> str:
@@ -93,7 +103,12 @@ class DeadOverride(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if os.path.normpath(mf.entry.path) in mf.model.hook_fragments():
             return  # a fragment of the hook package: it loads through that package
-        if mf.state == "dead" and mf.entry.kind != "init" and not _dead_for_unmodified_trunk(mf):
+        if (
+            mf.state == "dead"
+            and mf.entry.kind != "init"
+            and not _loaded_too_early(mf)
+            and not _dead_for_unmodified_trunk(mf)
+        ):
             yield Hit(mf.entry.path, 1, 1, _dead_reason(mf))
 
     def model(self, model: Model) -> Iterator[Hit]:
@@ -148,10 +163,16 @@ class PackageInitOverride(Rule):
             mf.state == "dead"
             and mf.entry.kind == "init"
             and os.path.normpath(path) not in mf.model.hook_fragments()
+            and not _loaded_too_early(mf)
             and not _dead_for_unmodified_trunk(mf)
         ):
             yield Hit(path, 1, 1, _dead_reason(mf))
-        elif mf.state == "live" and mf.entry.kind == "init" and not module.specialised:
+        elif (
+            mf.state == "live"
+            and mf.entry.kind == "init"
+            and not module.specialised
+            and not _hides_namespace(mf)
+        ):
             hidden = [
                 child
                 for trunk in module.trunk
@@ -215,7 +236,7 @@ class IdenticalOverride(Rule):
                 mf.entry.path,
                 1,
                 1,
-                f"identical to the module it shadows ({mf.lower}); delete the override",
+                f"identical to the module it shadows ({mf.counterpart}); delete the override",
             )
 
 
@@ -234,8 +255,8 @@ class MissingPublicNames(Rule):
                 mf.entry.path,
                 1,
                 1,
-                f"public names of the shadowed {mf.lower} missing here: {_shown(missing)} (API "
-                "drift); define them or call inherit(globals())",
+                f"public names of the shadowed {mf.counterpart} missing here: "
+                f"{_shown(missing)} (API drift); define them or call inherit(globals())",
             )
 
 
@@ -252,6 +273,44 @@ class ExcludedOverride(Rule):
             )
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether *a* becomes *b* by one insertion, deletion, substitution or swap of
+    two neighbouring characters."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )  # fmt: skip
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _namespace_portion(model: Model, name: str) -> str:
+    """The trunk's folder for *name* when it is a namespace package there, else ``""``."""
+    folder = model.rdir
+    for part in name.split(".")[1:]:
+        hit = model.folder(folder).find(part)
+        if hit is None:
+            return ""
+        if hit.kind != "package" and hit.kind != "namespace":
+            return ""
+        folder = os.path.join(folder, part)
+    return folder if model.folder(folder).init() is None else ""
+
+
+def _hides_namespace(mf: MirrorFile) -> str:
+    """The trunk namespace folder that this live mirror ``__init__`` hides, or ``""``."""
+    if mf.state != "live" or mf.entry.kind != "init" or mf.entry.name == mf.model.root:
+        return ""
+    portion = _namespace_portion(mf.model, mf.entry.name)
+    if not portion or any(os.path.normpath(p) == portion for p in mf.module.path):
+        return ""
+    return portion
+
+
 @rule("FTS008", "info", "module added by the backend")
 class AddedModule(Rule):
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
@@ -260,14 +319,74 @@ class AddedModule(Rule):
             and mf.lower is None
             and mf.model.trunk_only(mf.entry.name) is None
             and not mf.inherits
+            and not _hides_namespace(mf)
         ):
+            parent, _, last = mf.entry.name.rpartition(".")
+            folder = os.path.join(mf.model.rdir, *parent.split(".")[1:])
+            close = sorted(
+                c
+                for c in mf.model.folder(folder).children()
+                if _one_edit(c, last) and mf.model.trunk_only(f"{parent}.{c}") is not None
+            )
+            hint = f"; did you mean {parent}.{close[0]}? Rename this file" if close else ""
             yield Hit(
                 mf.entry.path,
                 1,
                 1,
                 f"adds module {mf.entry.name} (no trunk counterpart); it loads from "
-                f"{mf.spec_root.backend or mf.spec_root.path}",
+                f"{mf.spec_root.backend or mf.spec_root.path}{hint}",
             )
+
+
+@rule(
+    "FTS020",
+    "error",
+    "a mirror __init__.py turns a trunk namespace package into a regular one, hiding it",
+)
+class NamespaceShadowed(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        portion = _hides_namespace(mf)
+        if not portion:
+            return
+        held = sorted(n for n in mf.model.folder(portion).names if n != "__pycache__")
+        what = f"holding {_shown(held)}" if held else "empty here; a build puts its modules there"
+        yield Hit(
+            mf.entry.path,
+            1,
+            1,
+            f"makes {mf.entry.name} a regular package whose __path__ is this folder only, "
+            f"while trunk's {mf.entry.name} is a namespace package ({portion}, {what}): "
+            "nothing of trunk's portion can be imported any more; delete this __init__.py, "
+            "or call spec_path(__path__) in it",
+        )
+
+
+@rule(
+    "FTS021",
+    "info",
+    "a whole-file override shadowed by a higher backend's whole-file override never runs",
+)
+class ShadowedWholeFile(Rule):
+    def file(self, mf: MirrorFile) -> Iterator[Hit]:
+        if mf.state != "shadowed" or mf.module.file is None:
+            return
+        chain = [mf.module.file, *mf.module.candidates]
+        here = os.path.normpath(mf.entry.path)
+        index = next((i for i, f in enumerate(chain) if os.path.normpath(f) == here), 0)
+        if index == 0:
+            return
+        above = chain[index - 1]
+        source = mf.model.source(above) if above.endswith(".py") else None
+        if source is None or source.error is not None or source.facts().inherits:
+            return  # the file above runs this one through inherit(), or is unknown
+        yield Hit(
+            mf.entry.path,
+            1,
+            1,
+            f"never runs: {_rel(mf.model, above)} ({above}) overrides {mf.entry.name} as a "
+            "whole file (no inherit(globals())), so this lower backend's version is dead; "
+            "delete it, or make the higher one call inherit(globals())",
+        )
 
 
 @rule("FTS010", "error", "override that does not parse")

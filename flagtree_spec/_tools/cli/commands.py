@@ -23,8 +23,9 @@ from typing import Any, Optional
 from ..._config import is_module_name
 from ..check.driver import CODES, Finding, check, select
 from ..migrate.cli import add_commands as add_migrate
-from ..model.model import InputError, Model
+from ..model.model import InputError, Model, Module
 from ..model.overrides import list_rows
+from ..model.settings import Settings
 from ..model.source import Problem
 from ..upgrade.defdiff import DefinitionDiff, definition_diffs
 from ..upgrade.digest import analyse
@@ -125,9 +126,17 @@ def _which(args: argparse.Namespace) -> int:
     # 2: the input was unusable; 1: a module named would not import.
     code = 2 if model.problems else 1 if any(a.kind == "missing" for a in answers) else 0
     if args.format == "json":
-        _dump(
-            [{"module": a.name, "file": a.file, "candidates": list(a.candidates)} for a in answers]
-        )
+        rows = []
+        for a in answers:
+            row: dict[str, Any] = {
+                "module": a.name,
+                "file": a.file,
+                "candidates": list(a.candidates),
+            }
+            if a.early is not None:
+                row["reason"] = _early_reason(model, a)
+            rows.append(row)
+        _dump(rows)
         return code
     for a in answers:
         if a.kind == "missing":
@@ -137,12 +146,22 @@ def _which(args: argparse.Namespace) -> int:
         else:
             where = f"backend {a.origin.backend or a.origin.path}" if a.origin else "trunk"
             print(f"{a.name}: {a.file}  [{where}]")
+            if a.early is not None:
+                print(f"  {_early_reason(model, a)}")
             for c in a.candidates:
                 print(f"  shadows {c}")
             if a.kind == "package":
                 state = "specialised" if a.specialised else "not specialised (no spec_path call)"
                 print(f"  package, {state}; __path__: {', '.join(a.path)}")
     return code
+
+
+def _early_reason(model: Model, module: Module) -> str:
+    """Why *module* loads from its package's own folder: imported before spec_path."""
+    assert module.early is not None
+    init = module.early.init
+    where = "trunk" if model.origin_of(init) is None else "the package-init override's folder"
+    return f"loads from {where}: {module.early.describe()}"
 
 
 # --------------------------------------------------------------------------- list
@@ -208,20 +227,27 @@ def _check(args: argparse.Namespace) -> int:
     ]
     model = model_from(args, settings)
     _backends_present(model, "check")
+    models = [model]
     if not model.spec_roots and not model.absent:
-        print(
-            f"flagtree-spec check: no spec root for {model.root} (backend stack "
-            f"{','.join(model.stack) or 'none'}, {model.stack_source}); pass --backend B or "
-            "--spec-root DIR",
-            file=sys.stderr,
-        )
-    findings = select(check(model), chosen, ignored)
+        if model.stack:  # named by a build-time marker, which is not judged
+            print(
+                f"flagtree-spec check: no spec root for {model.root} (backend stack "
+                f"{','.join(model.stack)}, {model.stack_source})",
+                file=sys.stderr,
+            )
+        else:
+            models = _every_backend(args, settings, model)
+    found: set[Finding] = set()
+    for each in models:
+        found.update(check(each))
+    findings = select(sorted(found, key=_order), chosen, ignored)
     if settings is not None and per_file:
         findings = [f for f in findings if not _ignored_here(f, settings.folder, per_file)]
     _print_findings(findings, args.format)
-    _report_problems(model.problems)
-    print(_summary(model, findings), file=sys.stderr)
-    if model.problems:
+    problems = [p for each in models for p in each.problems]
+    _report_problems(list(dict.fromkeys(problems)))
+    print(_summary(models, findings), file=sys.stderr)
+    if problems:
         return 2
     failing = ("error",) if args.fail_on == "error" else ("error", "warning")
     return 1 if any(f.severity in failing for f in findings) else 0
@@ -236,10 +262,62 @@ def _ignored_here(finding: Finding, folder: str, per_file: list[tuple[str, list[
     )
 
 
-def _summary(model: Model, findings: Sequence[Finding]) -> str:
+def _order(finding: Finding) -> tuple[str, int, int, str, str]:
+    return (finding.path, finding.line, finding.col, finding.code, finding.message)
+
+
+def _every_backend(
+    args: argparse.Namespace, settings: Optional[Settings], model: Model
+) -> list[Model]:
+    """With no backend named and no spec root: one model per backend of the repository
+    that has a spec root (said on stderr), or an input error when there is none, so
+    that a CI job that forgot ``-b`` does not pass having checked nothing."""
+    python = os.path.dirname(model.rdir)
+    third_party = os.path.join(os.path.dirname(python), "third_party")
+    named = (
+        f"no spec root for {model.root} (backend stack {','.join(model.stack) or 'none'}, "
+        f"{model.stack_source})"
+    )
+    if os.path.basename(python) != "python" or not os.path.isdir(third_party) or args.trunk:
+        raise InputError(f"{named}: nothing was checked; pass --backend B or --spec-root DIR")
+    models: list[Model] = []
+    checked: list[str] = []
+    without: list[str] = []
+    for backend in sorted(os.listdir(third_party)):
+        if not os.path.isdir(os.path.join(third_party, backend)) or backend.startswith("."):
+            continue
+        args.backend = [backend]
+        try:
+            each = model_from(args, settings)
+        except InputError:
+            each = None
+        if each is not None and each.spec_roots:
+            models.append(each)
+            checked.append(backend)
+        else:
+            without.append(backend)
+    args.backend = []
+    if not models:
+        folders = f" ({', '.join(without)} without a Python spec tree)" if without else ""
+        raise InputError(
+            f"{named}, and no backend under {third_party} has one{folders}: nothing was "
+            "checked; pass --backend B or --spec-root DIR"
+        )
+    print(
+        f"flagtree-spec check: no backend named; checking every backend of the repository: "
+        f"{', '.join(checked)}"
+        + (f" ({', '.join(without)}: no Python spec tree)" if without else ""),
+        file=sys.stderr,
+    )
+    return models
+
+
+def _summary(models: Sequence[Model], findings: Sequence[Finding]) -> str:
     """The last line of ``check``: counts by severity and the number of files checked."""
-    files = {entry.path for _, entry in model.mirror_files()}
-    files.update(r.hooks for r in model.spec_roots if r.hooks)
+    files: set[str] = set()
+    for model in models:
+        files.update(entry.path for _, entry in model.mirror_files())
+        files.update(r.hooks for r in model.spec_roots if r.hooks)
     checked = f"in {len(files)} file{'s' if len(files) != 1 else ''}"
     if not findings:
         return f"0 findings {checked}"
@@ -268,7 +346,7 @@ def _diff(args: argparse.Namespace) -> int:
     module = model.resolve(name)
     if module.file is None:
         raise InputError(f"{name} does not import ({module.reason or 'a namespace package'})")
-    lower: Optional[str] = module.candidates[0] if module.candidates else None
+    lower: Optional[str] = model.counterpart(name)
     if module.origin is None:
         text = ""
         note = f"{name} loads from trunk ({module.file}); nothing overrides it"

@@ -44,9 +44,9 @@ from .hooks import HookModule
 from .overrides import MirrorFile, mirror_file
 from .repo import RepoError, detect_repo
 from .settings import Settings
-from .source import Problem, Source, SpecPathCall
+from .source import Problem, Source, SpecPathCall, Statement, resolve_relative
 
-__all__ = ["Entry", "InputError", "Model", "Module", "detect_repo", "load"]
+__all__ = ["Early", "Entry", "InputError", "Model", "Module", "detect_repo", "load"]
 
 
 class InputError(Exception):
@@ -54,6 +54,24 @@ class InputError(Exception):
 
 
 # --------------------------------------------------------------------------- modules
+
+
+class Early(NamedTuple):
+    """A submodule that a package's ``__init__`` imports before its ``spec_path`` call."""
+
+    init: str  # the package's __init__ file
+    line: int  # the line of its import statement that leads to the submodule
+    col: int
+    call: int  # the line of the spec_path call
+    via: tuple[str, ...]  # modules of the package that import it on the way, outermost first
+    shadowed: Optional[str]  # the file that would load after the call (None: the same)
+
+    def describe(self) -> str:
+        """Why the module loads from where it does, in words."""
+        via = f" (through {', '.join(self.via)})" if self.via else ""
+        text = f"{self.init}:{self.line} imports it{via} before its spec_path call"
+        text += f" (line {self.call})"
+        return text + (f", so {self.shadowed} never loads" if self.shadowed else "")
 
 
 class Module(NamedTuple):
@@ -69,6 +87,9 @@ class Module(NamedTuple):
     specialised: bool  # a package whose __init__ calls spec_path (or auto mode)
     exclude: tuple[str, ...]  # full names its spec_path call excludes
     reason: str  # why it is missing
+    # Why it loads from its package's own folder although a mirror has it: its
+    # package's __init__ imports it before calling spec_path.
+    early: Optional[Early] = None
 
 
 def _under(path: str, folder: str) -> bool:
@@ -108,6 +129,7 @@ class Model:
         self._sources: dict[str, Source] = {}
         self._modules: dict[str, Module] = {}
         self._trees: dict[str, list[Entry]] = {}
+        self._early: dict[str, dict[str, tuple[Statement, tuple[str, ...]]]] = {}
         self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
         self._fragments: Optional[frozenset[str]] = None
         self._overrides: Optional[list[MirrorFile]] = None
@@ -277,6 +299,98 @@ class Model:
         drop = self.dropped(name)
         entries = [e for e in parent.path if not any(_under(e, m) for m in drop)]
         last = parts[-1]
+        chain, portions = self._find(entries, last)
+        early: Optional[Early] = None
+        before = self.imported_early(parent).get(last) if parent.specialised else None
+        if before is not None and parent.file is not None:
+            # Imported while the package's __path__ was its own folder only: the
+            # module object (and a package's __path__) is fixed from then on.  A
+            # namespace package recomputes its path, so it follows the call.
+            statement, via = before
+            first_chain, first_portions = self._find(self._first_path(parent, name), last)
+            if first_chain:
+                later = chain[0].file if chain else None
+                shadowed = later if later != first_chain[0].file else None
+                early = Early(
+                    parent.file,
+                    statement.line,
+                    statement.col,
+                    self._spec_path_line(parent),
+                    via,
+                    shadowed,
+                )
+                chain, portions = first_chain, first_portions
+            elif first_portions and chain:
+                # A namespace package then; its path is recomputed later, but a
+                # regular package found first in a folder keeps it as it was.
+                early = Early(
+                    parent.file,
+                    statement.line,
+                    statement.col,
+                    self._spec_path_line(parent),
+                    via,
+                    chain[0].file,
+                )
+                chain, portions = [], first_portions
+        if not chain:
+            if portions:
+                trunk = self._derived_trunk(parent, last)
+                return Module(
+                    name, "namespace", None, (), None, tuple(portions), trunk, False, (), "", early
+                )
+            return self._missing(name, "no folder on its parent's __path__ has it")
+        first = chain[0]
+        below = tuple(h.file for h in chain[1:] if h.file)
+        if first.kind == "module":
+            assert first.file is not None
+            return Module(
+                name,
+                "module",
+                first.file,
+                below,
+                self.origin_of(first.file),
+                (),
+                (),
+                False,
+                (),
+                "",
+                early,
+            )
+        assert first.file is not None
+        found = self._package(name, tuple(parts[1:]), first.file, first.folder, below, parent)
+        if found.specialised:
+            for child, (statement, _) in self.imported_early(found).items():
+                if not statement.guarded and not self._first_path(found, f"{name}.{child}"):
+                    return self._missing(
+                        name,
+                        f"its __init__ ({found.file}:{statement.line}) imports {name}.{child} "
+                        "before its spec_path call, when the package's own folder, from which "
+                        f"{child} is excluded, is its whole __path__",
+                    )
+        return found._replace(early=early) if early is not None else found
+
+    def _first_path(self, package: Module, name: str) -> list[str]:
+        """The ``__path__`` of *package* before its ``spec_path`` call, as it serves
+        submodule *name*: its own folder, unless a declaration (or the ``spec_path``
+        call of a package above it) excludes *name* from the mirror that holds it."""
+        assert package.file is not None
+        folder = os.path.dirname(package.file)
+        drop = [m for r, m in self.mirrors if self._declaration_excludes(name, r)]
+        above = package.name.rpartition(".")[0]
+        while above and not drop:
+            module = self._modules.get(above)
+            if module is not None and any(
+                name == e or name.startswith(e + ".") for e in module.exclude
+            ):
+                drop = [m for _, m in self.mirrors]
+            above = above.rpartition(".")[0]
+        if package.name == self.root:
+            drop = []  # nothing is excluded before the root package's first call
+        return [] if any(_under(folder, m) for m in drop) else [folder]
+
+    def _find(self, entries: Sequence[str], last: str) -> tuple[list[Found], list[str]]:
+        """What the path finder finds for *last* in each of *entries*: the modules and
+        packages in order, and the namespace portions."""
         chain: list[Found] = []
         portions: list[str] = []
         for entry in entries:
@@ -287,22 +401,75 @@ class Model:
                 portions.append(hit.folder)
             else:
                 chain.append(hit)
-        if not chain:
-            if portions:
-                trunk = self._derived_trunk(parent, last)
-                return Module(
-                    name, "namespace", None, (), None, tuple(portions), trunk, False, (), ""
-                )
-            return self._missing(name, "no folder on its parent's __path__ has it")
-        first = chain[0]
-        below = tuple(h.file for h in chain[1:] if h.file)
-        if first.kind == "module":
-            assert first.file is not None
-            return Module(
-                name, "module", first.file, below, self.origin_of(first.file), (), (), False, (), ""
-            )
-        assert first.file is not None
-        return self._package(name, tuple(parts[1:]), first.file, first.folder, below, parent)
+        return chain, portions
+
+    def _spec_path_line(self, package: Module) -> int:
+        assert package.file is not None
+        call = self.source(package.file).facts().spec_path
+        return call.line if call is not None else 0
+
+    def imported_early(self, package: Module) -> dict[str, tuple[Statement, tuple[str, ...]]]:
+        """The submodules of *package* that its ``__init__`` imports before its own
+        ``spec_path`` call, each with the statement of the ``__init__`` that leads to
+        it and the package's modules that import it on the way.
+
+        Followed through the modules of the package that those imports load (in
+        the package's own folder, as at that moment), not through other packages.
+        A call that comes only through ``inherit`` is not judged.
+        """
+        found = self._early.get(package.name)
+        if found is not None:
+            return found
+        found = self._early[package.name] = {}
+        init = package.file
+        if init is None or not init.endswith(".py"):
+            return found
+        source = self.source(init)
+        call = source.facts().spec_path if source.error is None else None
+        if call is None or call.line == 0:
+            return found
+        folder = os.path.dirname(init)
+        prefix = package.name + "."
+        # (file, its package name, statement of the __init__, modules on the way)
+        pending: list[tuple[str, str, Optional[Statement], tuple[str, ...]]] = [
+            (init, package.name, None, ())
+        ]
+        seen = {init}
+        while pending:
+            path, inside, start, via = pending.pop(0)
+            facts = self.source(path).facts() if path.endswith(".py") else None
+            if facts is None:
+                continue
+            for statement in facts.order:
+                if start is None and statement.line >= call.line:
+                    continue  # runs after the call
+                for target in _targets(statement, inside):
+                    if not target.startswith(prefix):
+                        continue
+                    rest = target[len(prefix) :].split(".")
+                    child = rest[0]
+                    hit = self.folder(folder).find(child)
+                    if hit is None:
+                        continue  # not a submodule (a name of the package), or missing
+                    origin = start or statement
+                    if child not in found:
+                        found[child] = (origin, via)
+                    # Follow the files this import runs, in the package's own folder.
+                    where, base = folder, package.name
+                    for part in rest:
+                        step = self.folder(where).find(part)
+                        if step is None or step.kind == "namespace":
+                            break
+                        assert step.file is not None
+                        name = f"{base}.{part}"
+                        if step.file not in seen:
+                            seen.add(step.file)
+                            package_name = name if step.kind == "package" else base
+                            pending.append((step.file, package_name, origin, (*via, name)))
+                        if step.kind != "package":
+                            break
+                        where, base = step.folder, name
+        return found
 
     def _derived_trunk(self, parent: Module, last: str) -> tuple[str, ...]:
         return tuple(d for d in (os.path.join(t, last) for t in parent.trunk) if os.path.isdir(d))
@@ -459,6 +626,33 @@ class Model:
         candidates = self.resolve(name).candidates
         return candidates[0] if candidates else None
 
+    def counterpart(self, name: str) -> Optional[str]:
+        """The version the file loading for *name* is compared with: the next one down
+        its chain, else the trunk's file of that name, which is not on the path when
+        the override sits inside a package-init override that does not call
+        ``spec_path`` (the package's ``__path__`` is then the mirror folder only)."""
+        lower = self.lower_version(name)
+        if lower is not None:
+            return lower
+        module = self.resolve(name)
+        trunk = self.trunk_only(name) if module.origin is not None else None
+        if trunk is None or module.file is None:
+            return None
+        return None if os.path.normpath(trunk) == os.path.normpath(module.file) else trunk
+
+
+def _targets(statement: Statement, package: str) -> list[str]:
+    """The modules an import statement in package *package* may import."""
+    if not statement.names:  # import a.b.c: a, a.b and a.b.c
+        parts = (statement.module or "").split(".")
+        return [".".join(parts[: i + 1]) for i in range(len(parts))]
+    base = resolve_relative(statement.level, statement.module, package)
+    if base is None:
+        return []
+    found = [base]
+    found.extend(f"{base}.{n}" for n in statement.names if n != "*")
+    return found
+
 
 # --------------------------------------------------------------------------- loading
 
@@ -542,12 +736,19 @@ def load(
             raise InputError(f"--repo {repo!r} is not a directory")
         try:
             found = detect_repo(where)
+            # Like git: without --repo, the repository may be a folder above.
+            above = os.path.abspath(where)
+            while found is None and repo is None and os.path.dirname(above) != above:
+                above = os.path.dirname(above)
+                found = detect_repo(above)
         except RepoError as exc:
             raise InputError(str(exc)) from None
         if found is None:
             raise InputError(
                 f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "
-                "(python/R/__init__.py and third_party/); "
+                "(python/R/__init__.py and third_party/)"
+                + ("" if repo is not None else ", nor is a folder above it")
+                + "; "
                 "pass --trunk DIR, --package R or --repo DIR"
             )
         rdir = found

@@ -32,6 +32,8 @@ class MirrorFile:
     higher backend's file loads instead), ``dead`` (never loads) or ``live``
     (loads).  *source* is the file read and parsed (``None`` for the first
     three states).  For a live file, *lower* is the file it shadows, if any;
+    *counterpart* the file it is compared with (*lower*, else the trunk's file
+    of its name when a package-init override keeps trunk off the path);
     *lower_source* that file's source when both parse; *identical* whether the
     two are byte- or AST-identical; *inherits* whether the file calls
     ``inherit(globals())``, and then *lowest* the file its ``__file__`` names
@@ -40,6 +42,7 @@ class MirrorFile:
     """
 
     __slots__ = (
+        "counterpart",
         "entry",
         "excluded",
         "identical",
@@ -73,10 +76,14 @@ class MirrorFile:
         self.excluded = excluded
         self.source = source
         self.lower = lower
+        # What it is compared with: the version it shadows, else (inside a
+        # package-init override without spec_path) the trunk's file of its name.
+        self.counterpart = model.counterpart(entry.name) if state == "live" else None
         parsed = self.parsed
         self.lower_source: Optional[Source] = None
-        if parsed is not None and lower is not None and lower.endswith(".py"):
-            shadowed = model.source(lower)
+        counterpart = self.counterpart
+        if parsed is not None and counterpart is not None and counterpart.endswith(".py"):
+            shadowed = model.source(counterpart)
             self.lower_source = shadowed if shadowed.tree is not None else None
         other = self.lower_source
         self.identical = (

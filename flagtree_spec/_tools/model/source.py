@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
@@ -19,11 +20,13 @@ from typing import NamedTuple, Optional
 from .calls import Dispatch, HookCall, dispatchers, hook_calls
 
 __all__ = [
+    "Dynamic",
     "Facts",
     "ImportFrom",
     "Problem",
     "Source",
     "SpecPathCall",
+    "Statement",
     "call_name",
     "resolve_relative",
 ]
@@ -48,6 +51,17 @@ class ImportFrom(NamedTuple):
     guarded: bool  # inside a try that catches ImportError, or under if TYPE_CHECKING
 
 
+class Statement(NamedTuple):
+    """An import statement that runs when the module is imported (module level)."""
+
+    line: int
+    col: int
+    level: int
+    module: Optional[str]  # "a.b" of "import a.b" or "from a.b import x"; None: "from . import"
+    names: tuple[str, ...]  # empty for "import a.b"
+    guarded: bool
+
+
 class SpecPathCall(NamedTuple):
     """A ``spec_path(__path__, exclude=...)`` call at module level."""
 
@@ -64,25 +78,40 @@ class Facts:
         "defines_all",
         "imported",
         "imports",
+        "incidental",
+        "inherit_line",
         "inherits",
+        "order",
+        "plain_imports",
         "spec_path",
     )
 
     def __init__(self) -> None:
         self.spec_path: Optional[SpecPathCall] = None
         self.inherits = False
+        self.inherit_line = 0  # the first module-level inherit(...) call
         self.defines_all = False
         self.defined: set[str] = set()
         self.imported: set[str] = set()  # names bound by an import statement
+        # Names bound only as a module-level loop variable: not part of the API.
+        self.incidental: set[str] = set()
         self.all_names: Optional[tuple[str, ...]] = None
         self.imports: list[tuple[int, Optional[str], tuple[str, ...], int, int, bool]] = []
+        # Every "import a.b" statement: (name, line, col, guarded).
+        self.plain_imports: list[tuple[str, int, int, bool]] = []
+        # The import statements that run at import time, in order.
+        self.order: list[Statement] = []
 
     def public(self) -> list[str]:
         """The public names: a literal ``__all__``, else top-level names without
-        a leading underscore that an import statement did not bind."""
+        a leading underscore that an import statement did not bind (nor only a
+        loop; names bound under ``if __name__ == "__main__":`` are not bound on
+        import at all)."""
         if self.all_names is not None:
             return list(self.all_names)
-        return sorted(n for n in self.defined - self.imported if not n.startswith("_"))
+        return sorted(
+            n for n in self.defined - self.imported - self.incidental if not n.startswith("_")
+        )
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -97,6 +126,18 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
         if any(call_name(k) in _IMPORT_ERRORS for k in kinds):
             return True
     return False
+
+
+def _main_guard(test: ast.expr) -> bool:
+    """Whether *test* is ``__name__ == "__main__"`` (either way round)."""
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+    ):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    texts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -168,11 +209,13 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
             if keyword.arg == "exclude":
                 exclude = _string_list(keyword.value) or ()
         previous = facts.spec_path
-        if previous is not None:
-            exclude = previous.exclude + exclude
-        facts.spec_path = SpecPathCall(value.lineno, exclude)
+        line = value.lineno
+        if previous is not None:  # the first call is the one that changes __path__
+            exclude, line = previous.exclude + exclude, previous.line
+        facts.spec_path = SpecPathCall(line, exclude)
     elif name == "inherit":
         facts.inherits = True
+        facts.inherit_line = facts.inherit_line or value.lineno
         facts.defines_all = True
     elif name == "bind_symbols" or (
         name == "update"
@@ -194,11 +237,17 @@ def _extract(tree: ast.Module) -> Facts:
         )
         return names
 
+    def plain(node: ast.Import, guarded: bool) -> None:
+        for alias in node.names:
+            facts.plain_imports.append((alias.name, node.lineno, node.col_offset + 1, guarded))
+
     def below(body: Sequence[ast.stmt], guarded: bool) -> None:
         """Statements below module level: only imports and ``global`` matter."""
         for node in body:
             if isinstance(node, ast.ImportFrom):
                 import_from(node, guarded)
+            elif isinstance(node, ast.Import):
+                plain(node, guarded)
             elif isinstance(node, ast.Global):
                 facts.defined.update(node.names)
             elif isinstance(node, _TRY):
@@ -221,14 +270,24 @@ def _extract(tree: ast.Module) -> Facts:
         """Module-level statements (also inside module-level if/try/for/with/match)."""
         for node in body:
             if isinstance(node, ast.ImportFrom):
-                if "*" in import_from(node, guarded):
+                names = import_from(node, guarded)
+                if "*" in names:
                     facts.defines_all = True
+                facts.order.append(
+                    Statement(
+                        node.lineno, node.col_offset + 1, node.level, node.module, names, guarded
+                    )
+                )
                 for alias in node.names:
                     bound = alias.asname or alias.name
                     facts.defined.add(bound)
                     facts.imported.add(bound)
             elif isinstance(node, ast.Import):
+                plain(node, guarded)
                 for alias in node.names:
+                    facts.order.append(
+                        Statement(node.lineno, node.col_offset + 1, 0, alias.name, (), guarded)
+                    )
                     bound = alias.asname or alias.name.partition(".")[0]
                     facts.defined.add(bound)
                     facts.imported.add(bound)
@@ -269,6 +328,11 @@ def _extract(tree: ast.Module) -> Facts:
                     top(handler.body, guarded)
                 top(node.orelse, guarded)  # type: ignore[attr-defined]
                 top(node.finalbody, guarded)  # type: ignore[attr-defined]
+            elif isinstance(node, ast.If) and _main_guard(node.test):
+                # Runs only as a script: binds nothing on import, its imports never
+                # run on import (checked as guarded ones: not at all).
+                below(node.body, True)
+                top(node.orelse, guarded)
             elif isinstance(node, ast.If):
                 # Imports only type checkers run never fail at run time: not checked.
                 top(node.body, guarded or _type_checking(node.test))
@@ -277,7 +341,10 @@ def _extract(tree: ast.Module) -> Facts:
                 top(node.body, guarded)
                 top(node.orelse, guarded)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
-                _bind_target(facts, node.target)
+                loop = Facts()
+                _bind_target(loop, node.target)
+                facts.incidental.update(loop.defined - facts.defined)
+                facts.defined.update(loop.defined)
                 top(node.body, guarded)
                 top(node.orelse, guarded)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -293,6 +360,125 @@ def _extract(tree: ast.Module) -> Facts:
 
     top(tree.body, False)
     return facts
+
+
+class Dynamic(NamedTuple):
+    """Hooks a module fetches by name in a loop (``for n in LIST: spec_func(n)``, or
+    ``getattr(hooks, n)``/``hasattr(hooks, n)``), and its module-level literal lists."""
+
+    lists: dict[str, tuple[str, ...]]  # module-level NAME = [literal strings]
+    # (list or attribute name, prefix, suffix) of each such loop: the hook fetched
+    # is prefix + item + suffix (getattr(spec, "ext_" + n))
+    looped: frozenset[tuple[str, str, str]]
+    names: frozenset[str]  # hook names such loops run over a literal list of
+
+
+_FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
+# A module that binds names on itself by name: setattr(sys.modules[__name__], n, v).
+_SETS_OWN = re.compile(r"\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]")
+# A module that may hold "spec(...) or default".
+_SPEC_OR = re.compile(r"\bspec\s*\(")
+# A call that fetches a hook by a name that is no literal: spec(n), getattr(x, n).
+_FETCH_BY_NAME = re.compile(r"spec(?:_func)?\(\s*[A-Za-z_(]")
+
+
+def _conditions(node: ast.AST) -> list[ast.expr]:
+    """The expressions *node* uses only for their truth value."""
+    if isinstance(node, (ast.Assert, ast.If, ast.While, ast.IfExp)):
+        return [node.test]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return list(node.ifs)
+    if isinstance(node, ast.Call) and call_name(node.func) == "bool" and node.args:
+        return [node.args[0]]
+    return []
+
+
+def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of *body*, nested ones included (and except handlers and match
+    cases, whose bodies hold statements); expressions are not walked."""
+    pending: list[ast.AST] = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                pending.extend(reversed([n for n in inner if isinstance(n, ast.AST)]))
+
+
+def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
+    lists: dict[str, tuple[str, ...]] = {}
+    for top in tree.body:
+        targets = top.targets if isinstance(top, ast.Assign) else []
+        if isinstance(top, ast.AnnAssign) and top.value is not None:
+            targets = [top.target]
+        value = getattr(top, "value", None)
+        for target in targets:
+            found = _string_list(value) if isinstance(target, ast.Name) and value else None
+            if isinstance(target, ast.Name) and found is not None:
+                lists[target.id] = found
+    looped: set[tuple[str, str, str]] = set()
+    names: set[str] = set()
+    aliases: dict[str, str] = {}  # local = something.NAME (or NAME), anywhere
+    for node in _statements(tree.body) if loops else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):
+                aliases[target.id] = call_name(value)
+        if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.target, ast.Name):
+            continue
+        var = node.target.id
+        shapes = {
+            shape
+            for stmt in node.body
+            for inner in ast.walk(stmt)
+            if isinstance(inner, ast.Call) and call_name(inner.func) in _FETCH
+            for arg in inner.args[:2]
+            for shape in [_fetched_name(arg, var)]
+            if shape is not None
+        }
+        literal = _string_list(node.iter)
+        for prefix, suffix in shapes:
+            if literal is not None:
+                names.update(prefix + item + suffix for item in literal)
+            elif isinstance(node.iter, (ast.Name, ast.Attribute)):
+                name = call_name(node.iter)
+                looped.add((name, prefix, suffix))
+                if name in aliases:
+                    looped.add((aliases[name], prefix, suffix))
+    return Dynamic(lists, frozenset(looped), frozenset(names))
+
+
+def _fetched_name(node: ast.expr, var: str) -> Optional[tuple[str, str]]:
+    """``(prefix, suffix)`` when *node* is loop variable *var*, maybe with literal
+    strings added before or after it (``"ext_" + var``, ``f"ext_{var}"``)."""
+    if isinstance(node, ast.Name) and node.id == var:
+        return "", ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = node.left, node.right
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            inner = _fetched_name(right, var)
+            return None if inner is None else (left.value + inner[0], inner[1])
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            inner = _fetched_name(left, var)
+            return None if inner is None else (inner[0], inner[1] + right.value)
+    if isinstance(node, ast.JoinedStr):
+        parts = node.values
+        at = [
+            i
+            for i, p in enumerate(parts)
+            if isinstance(p, ast.FormattedValue) and _fetched_name(p.value, var) == ("", "")
+        ]
+        others = [p for i, p in enumerate(parts) if i not in at]
+        if len(at) == 1 and all(
+            isinstance(p, ast.Constant) and isinstance(p.value, str) for p in others
+        ):
+            text = [p.value if isinstance(p, ast.Constant) else "\0" for p in parts]
+            prefix, _, suffix = "".join(str(t) for t in text).partition("\0")
+            return prefix, suffix
+    return None
 
 
 def resolve_relative(level: int, module: Optional[str], package: str) -> Optional[str]:
@@ -311,7 +497,18 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
-    __slots__ = ("_dispatch", "_facts", "_hooks", "data", "error", "path", "text", "tree")
+    __slots__ = (
+        "_dispatch",
+        "_dynamic",
+        "_facts",
+        "_hooks",
+        "_or_default",
+        "data",
+        "error",
+        "path",
+        "text",
+        "tree",
+    )
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -321,6 +518,8 @@ class Source:
         self.error: Optional[Problem] = None
         self._facts: Optional[Facts] = None
         self._hooks: Optional[list[HookCall]] = None
+        self._dynamic: Optional[Dynamic] = None
+        self._or_default: Optional[list[tuple[int, int, str]]] = None
         self._dispatch: Optional[dict[str, Dispatch]] = None
         try:
             with open(path, "rb") as f:
@@ -365,6 +564,9 @@ class Source:
         """The facts of this file, extracted on first use."""
         if self._facts is None:
             self._facts = _extract(self.tree) if self.tree is not None else Facts()
+            if "setattr(" in self.text and _SETS_OWN.search(self.text):
+                # setattr(sys.modules[__name__], name, value): names bound at run time.
+                self._facts.defines_all = True
         return self._facts
 
     def hook_calls(self) -> list[HookCall]:
@@ -384,10 +586,53 @@ class Source:
         assert self._dispatch is not None
         return self._dispatch
 
+    def dynamic_hooks(self) -> Dynamic:
+        """Hooks fetched by name in a loop, and this module's literal lists of names."""
+        if self._dynamic is None:
+            self._dynamic = Dynamic({}, frozenset(), frozenset())
+            if self.tree is not None:
+                text = self.text
+                loops = "for " in text and (
+                    "getattr(" in text or "hasattr(" in text or bool(_FETCH_BY_NAME.search(text))
+                )
+                self._dynamic = _dynamic(self.tree, loops)
+        return self._dynamic
+
+    def or_defaults(self) -> list[tuple[int, int, str]]:
+        """``(line, col, hook)`` of every ``spec("hook", ...) or default``."""
+        if self._or_default is None:
+            self._or_default = []
+            if self.tree is not None and ") or" in self.text and _SPEC_OR.search(self.text):
+                # As a condition (assert, if, while, not), "or" is the logic meant.
+                conditions = {
+                    id(test) for node in ast.walk(self.tree) for test in _conditions(node)
+                }
+                for node in ast.walk(self.tree):
+                    if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
+                        continue
+                    default = node.values[-1]
+                    if id(node) in conditions or (
+                        isinstance(default, ast.Constant) and not default.value
+                    ):
+                        continue  # a condition, or a default as falsy as any result
+                    first = node.values[0]
+                    if (
+                        isinstance(first, ast.Call)
+                        and call_name(first.func) == "spec"
+                        and first.args
+                        and isinstance(first.args[0], ast.Constant)
+                        and isinstance(first.args[0].value, str)
+                    ):
+                        hook = first.args[0].value
+                        self._or_default.append((node.lineno, node.col_offset + 1, hook))
+        return self._or_default
+
     def release(self) -> None:
         """Drop the syntax tree once its facts and hook calls are extracted."""
         self.facts()
         self.hook_calls()
+        self.dynamic_hooks()
+        self.or_defaults()
         self.tree = None
 
     def imports(self, package: str) -> Iterator[ImportFrom]:

@@ -116,6 +116,8 @@ def overrides(model: Model, spec_root: SpecRoot) -> Iterator[Override]:
         if index is None:
             continue  # never loads: check says why
         below = chain[index + 1] if index + 1 < len(chain) else None
+        if below is None and index == 0:
+            below = model.counterpart(entry.name)  # inside a package-init override
         key = "/".join([model.root, *os.path.relpath(entry.path, mirror).split(os.sep)])
         if below is None:
             yield Override(key, entry.name, entry.path, None, "trunk")  # an added module
