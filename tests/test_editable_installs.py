@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, ScenarioError, clean_env
 
+from flagtree_spec import SpecWarning
+
 pytestmark = pytest.mark.slow
 
 REPO = FIXTURES.parent
@@ -206,3 +208,49 @@ def test_editable_loader_that_ignores_path_is_reported_once_naming_it(
         assert os.path.isfile(os.path.join(out["trunk"], "jit.py"))
     disabled = probe(venv, name, tmp_path, FLAGTREE_SPEC_DISABLE=f"{name}.runtime.jit")
     assert disabled["jit"] == "trunk"
+
+
+# --------------------------------------------------------------------------- the detection itself
+# The installs above run in environments of their own; these run the detection in this
+# process, on finders shaped as the two tools make them, with sys.meta_path restored.
+
+
+def _finder_class(name: str, **attributes: object) -> object:
+    return type(name, (), {"find_spec": staticmethod(lambda *a, **k: None), **attributes})()
+
+
+@pytest.mark.parametrize(
+    ("finder", "tool"),
+    [
+        (_finder_class("MesonpyMetaFinder", _top_level_modules={"edkpkg"}), "meson-python"),
+        (
+            _finder_class(
+                "ScikitBuildRedirectingFinder",
+                known_source_files={"edkpkg.sub.mod": "/src/edkpkg/sub/mod.py"},
+                known_wheel_files={},
+            ),
+            "scikit-build-core",
+        ),
+    ],
+)
+def test_editable_loader_is_named_only_for_the_root_it_serves(finder: object, tool: str) -> None:
+    from flagtree_spec import _editable
+
+    saved, reported = list(sys.meta_path), dict(_editable._reported)
+    sys.meta_path.insert(0, finder)  # type: ignore[arg-type]
+    try:
+        found = _editable.editable_loader("edkpkg")
+        assert found is not None and found[0] == tool
+        assert found[1].endswith(type(finder).__qualname__)
+        assert _editable.editable_loader("otherpkg") is None
+        assert _editable.editable_loader("edk") is None  # a prefix of the name is not the root
+        with pytest.warns(SpecWarning, match=f"editable install made by {tool}") as caught:
+            _editable.report("edkpkg")
+            _editable.report("edkpkg")  # once per root
+            _editable.report("otherpkg")  # not served by it: no warning
+        assert len(caught) == 1, [str(w.message) for w in caught]
+        assert "Install edkpkg without -e" in str(caught[0].message)
+    finally:
+        sys.meta_path[:] = saved
+        _editable._reported.clear()
+        _editable._reported.update(reported)
