@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,15 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def git(where: Path, *args: str) -> str:
+    """Run git in *where* as a throwaway identity; its standard output (fails on an error)."""
+    proc = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout

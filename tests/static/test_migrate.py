@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_support import make, run
+from cli_support import git, make, run
 from conftest import FIXTURES, LIBRARY, run_python
 
 REPO = FIXTURES / "migrate_repo"
@@ -32,17 +32,6 @@ def snapshot(top: Path) -> dict[str, bytes | str]:
             elif path.is_file():
                 found[rel] = path.read_bytes()
     return found
-
-
-def git(where: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return proc.stdout
 
 
 @pytest.fixture

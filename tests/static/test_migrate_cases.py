@@ -14,28 +14,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run
+from cli_support import git, run
 from conftest import FIXTURES, scenario
 
 CASES = FIXTURES / "migrate_cases"
 COPY = "third_party/acme/python/minitri"
 MIRROR = "third_party/acme/backend/spec/minitri"
-
-
-def git(where: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return proc.stdout
 
 
 def checkout(tmp_path: Path, case: str) -> Path:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Union
 
-from cli_support import make
+from cli_support import git, make
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -69,13 +68,6 @@ def copies(draw: st.DrawFn) -> Case:
     if draw(st.booleans()):
         copy["native.so"] = b"\x7fELF"
     return trunk, copy, links
-
-
-def git(where: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where, capture_output=True, check=True,
-    )  # fmt: skip
 
 
 def files(top: Path) -> dict[str, bytes]:

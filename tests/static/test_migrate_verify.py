@@ -11,29 +11,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import make, run
+from cli_support import git, make, run
 from conftest import FIXTURES
 
 REPO = FIXTURES / "migrate_repo"
 BASE = FIXTURES / "migrate_base" / "minitri"
 COPY = "third_party/acme/python/minitri"
 MIRROR = "third_party/acme/backend/spec/minitri"
-
-
-def git(where: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return proc.stdout
 
 
 def files(top: Path) -> dict[str, bytes | str]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-from cli_support import run
+from cli_support import git, run
 from conftest import FIXTURES, run_python
 
 from flagtree_spec._tools.migrate.minimize import Minimized, minimize, prove
@@ -252,13 +251,6 @@ def test_prove_rejects_an_override_that_loses_a_definition() -> None:
 REPO = FIXTURES / "migrate_repo"
 COPY = "third_party/acme/python/minitri"
 MIRROR = "third_party/acme/backend/spec/minitri"
-
-
-def git(where: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
 
 
 def test_minimize_with_base_rev_reads_the_base_from_git(
