@@ -16,7 +16,6 @@ always follows the module object that is in ``sys.modules``.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
@@ -25,7 +24,7 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _editable, _path, _state
+from . import _discovery, _editable, _path, _state
 from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
@@ -198,9 +197,14 @@ def install(root: str) -> None:
     if state is None:
         # Resolved now, not by the finder at the root's first import (where the import
         # system holds its lock, and reading a declaration would import json under it).
-        # A configuration error is raised at that import, as without this.
-        with contextlib.suppress(SpecError, Warning):
+        # A configuration error is raised at that import, as without this, and so is a
+        # warning about a backend that exists nowhere raised as an error (-W error).
+        try:
             _state.state_of(root)
+        except SpecError:
+            pass
+        except Warning as exc:
+            _discovery.unsay(exc)
     recorded = []
     with _state.lock:
         if root not in _roots:

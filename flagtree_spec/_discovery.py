@@ -610,7 +610,20 @@ def warn_nowhere(finder: _Finder, backends: Sequence[str], named_by: str) -> Non
             f"<Rdir>/spec/B, <repo>/third_party/B and the entry points of group "
             f"{_entrypoints.GROUP}); {hint} The program runs on without them."
         )
-    warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
+    try:
+        warnings.warn(message, SpecWarning, stacklevel=_outside_frames())
+    except SpecWarning as exc:
+        # Raised as an error (-W error): which names it was about, for a caller that
+        # defers it to a later resolution (unsay).
+        exc._backends = tuple(names)  # type: ignore[attr-defined]
+        raise
+
+
+def unsay(error: BaseException) -> None:
+    """Forget that the warning *error* (raised by warn_nowhere under ``-W error`` and
+    caught) was issued, so the next resolution issues it again."""
+    for name in getattr(error, "_backends", ()):
+        _warned.pop(name, None)
 
 
 def backend_exists(finder: _Finder, backend: str) -> bool:

@@ -351,3 +351,26 @@ def test_install_reads_only_the_root_packages_modules_never_a_lazy_module():
         path=[LAZY, STRESS_SITE],
     )
     assert out == [[], "one"]
+
+
+def test_install_under_warnings_as_errors_leaves_the_misspelled_backend_error_to_the_import():
+    """install() resolves the root's state early; a SpecWarning raised there as an error
+    (-W error) is not swallowed: the root's import raises it, once, as without install()."""
+    out = auto(
+        """
+        import warnings
+        warnings.simplefilter("error")
+        flagtree_spec.install("unmodpkg")
+        try:
+            import unmodpkg
+        except flagtree_spec.SpecWarning as exc:
+            caught = str(exc)
+        else:
+            caught = None
+        import unmodpkg  # one warning per process: the second import goes on
+        print(json.dumps([caught, flagtree_spec.active("unmodpkg").backends]))
+        """,
+        env={"FLAGTREE_BACKEND": "zetaa"},
+    )
+    assert out[0] is not None and "did you mean 'zeta'?" in out[0], out
+    assert out[1] == ["zetaa"]
