@@ -207,23 +207,37 @@ def _left_to_trunk(plan: Plan) -> dict[str, Optional[set[str]]]:
         parts = step.path[:-3].split("/")
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        bound: set[str] = set()
         if step.text is None:  # dropped: trunk's module, every name of it
-            found[".".join([root, *parts])] = bound
+            found[".".join([root, *parts])] = set()
             continue
         try:
             tree = ast.parse(step.text)
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.add(node.name)
-            elif isinstance(node, ast.alias):
-                bound.add((node.asname or node.name).partition(".")[0])
-        found[".".join([root, *parts])] = bound
+        found[".".join([root, *parts])] = _module_level_names(tree)
     return found
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.comprehension)
+
+
+def _module_level_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at module level (in ``if`` and ``try`` blocks too);
+    a name bound inside a function, a class or a comprehension is not one of them."""
+    bound: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            pending.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+        pending.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
+    return bound
 
 
 def _compare(
