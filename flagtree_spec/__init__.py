@@ -10,11 +10,12 @@ and trunk code calls hooks where a backend must add something::
     from flagtree_spec import spec, spec_func
     spec("init_language")
 
-(PYTEST_DONT_REWRITE: ``flagtree-spec run -m pytest`` imports the library
-before pytest starts, too late for pytest to rewrite its ``assert``
-statements; this marker keeps pytest from warning about that, which
-``filterwarnings = error`` would turn into a failed run.)
+PYTEST_DONT_REWRITE
 """
+
+# The marker above: "flagtree-spec run -m pytest" imports the library before pytest
+# starts, too late for pytest to rewrite its asserts; the marker keeps pytest from
+# warning about that, which filterwarnings = error would turn into a failed run.
 
 from ._activate import Activation, ActiveState, Root, activate, active, for_root
 from ._auto import install, uninstall

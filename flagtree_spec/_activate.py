@@ -29,9 +29,10 @@ class Activation:
 
     The contexts restore as a stack: each one exits after every context entered
     after it.  One exited out of order (before a context entered later, in this
-    thread or another, or a second time) raises :class:`SpecError` and changes
-    nothing: restoring it would bring back a state that a context still open
-    relies on.
+    thread or another, or a second time) raises :class:`SpecError` and leaves
+    the state as it is: restoring it would bring back a state that a context
+    still open relies on.  It no longer counts as open, so the context entered
+    before it restores its own state when it exits, and no earlier one.
     """
 
     __slots__ = ("_saved",)

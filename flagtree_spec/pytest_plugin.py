@@ -28,6 +28,7 @@ warning that it cannot (a warning ``filterwarnings = error`` makes fatal).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from types import ModuleType
@@ -364,7 +365,7 @@ def _option_location(config: pytest.Config) -> tuple[str, int]:
     # pytest has read this file already: it is there and decodes.
     lines = config.inipath.read_text(encoding="utf-8").splitlines()
     for number, text in enumerate(lines, 1):
-        if text.strip().startswith("flagtree_root"):
+        if re.match(r"\s*flagtree_root\s*[=:]", text):
             return str(config.inipath), number
     return "flagtree_root", 0
 

@@ -13,6 +13,7 @@ which the contracts do not cover inside a layer.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import flagtree_spec
@@ -135,3 +136,22 @@ def test_the_rule_families_depend_on_the_model_never_on_the_driver() -> None:
     assert [m for m in families if check + "driver" in graph[m]] == []
     model = [m for m in graph if m.startswith("flagtree_spec._tools.model")]
     assert [m for m in model if any(t.startswith(check) for t in graph[m])] == []
+
+
+def test_the_forbidden_contract_names_every_runtime_module() -> None:
+    """pyproject.toml's contract that the runtime never imports the tools lists the
+    runtime's modules one by one: a new module must be added there."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    pyproject = PACKAGE.parent / "pyproject.toml"
+    if not pyproject.is_file():  # the installed package: the contract is the checkout's
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    contracts = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"
+    ]
+    forbidden = next(c for c in contracts if c["type"] == "forbidden")
+    assert forbidden["forbidden_modules"] == ["flagtree_spec._tools"]
+    runtime = sorted(m for m in _modules() if not m.startswith("flagtree_spec._tools"))
+    assert sorted(forbidden["source_modules"]) == runtime

@@ -1,5 +1,7 @@
 """The offline tools of ``flagtree-spec``: they read trunk and spec trees, never import them.
 
+(Only ``migrate --verify`` imports the trees, each in a fresh interpreter of its own.)
+
 One folder per tool, imported in one direction (a layer imports only the
 layers below it, and all of them the runtime's rules in
 ``flagtree_spec._config`` and ``flagtree_spec._discovery``, so both agree):

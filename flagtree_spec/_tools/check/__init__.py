@@ -5,7 +5,7 @@
 * ``registry``: the rule registry (one small class per code) and the helpers
   the rule families share;
 * one module per family of rules: ``overrides`` (mirror files one by one),
-  ``imports`` (FTS004), ``hooks`` (hook modules and hook calls), ``inherit``
+  ``imports`` (FTS004, FTS019), ``hooks`` (hook modules and hook calls), ``inherit``
   (``inherit`` overrides), ``layout`` (files of a spec root outside what
   loads), ``upgrade`` (drift since the lock);
 * ``signatures``: whether a hook call's arguments bind to the hook (FTS012).

@@ -1,6 +1,6 @@
 """Carry out a migration plan: move, drop and keep files, insert ``spec_path``.
 
-:func:`apply` takes a :class:`~.migrate.Plan` made by :func:`.migrate.make_plan`:
+:func:`apply` takes a :class:`~.plan.Plan` made by :func:`.plan.make_plan`:
 ``git mv`` inside a git work tree, so history follows; a file that differs
 from its counterpart is never deleted; afterwards nothing under the fork can
 load.  Every step leaves each file readable at one of its locations, so an
