@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Optional
 
-from cli_support import make
+from cli_support import git, make
 
 TRUNK = "python/mathpkg"
 MIRROR = "third_party/vendor/backend/spec/mathpkg"
@@ -30,17 +29,6 @@ def _files(top: Path) -> dict[str, str]:
 
 
 V2 = _files(UPGRADE / "trunk_v2" / "mathpkg")
-
-
-def git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return proc.stdout
 
 
 def upgrade_repo(base: Path, *, in_git: bool = True) -> Path:
