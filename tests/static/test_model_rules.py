@@ -454,7 +454,7 @@ def test_fts004_skips_imports_it_cannot_judge(
 
 
 def _facts(source: str) -> Any:
-    return _extract(ast.parse(source))
+    return _extract(ast.parse(source), source)
 
 
 def test_public_names_are_top_level_bindings_not_imports_nor_private() -> None:

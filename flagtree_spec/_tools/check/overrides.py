@@ -14,8 +14,8 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
-from ..._discovery import same_tree
 from ..model.model import Model
+from ..model.source import same_code
 from .registry import Hit, Rule, _rel, _shown, rule
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def _copy_of(model: Model, path: str, trunk: str) -> bool:
     mine, theirs = model.source(path), model.source(trunk)
     if mine.data == theirs.data:  # also two empty files, but not two unreadable ones
         return bool(mine.data) or (mine.error is None and theirs.error is None)
-    return mine.tree is not None and theirs.tree is not None and same_tree(mine.tree, theirs.tree)
+    return same_code(mine, theirs)
 
 
 @rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")

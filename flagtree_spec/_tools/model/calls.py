@@ -102,6 +102,7 @@ class HookCall(NamedTuple):
 Dispatch = tuple[object, ...]
 
 _DISPATCH_NAMES = ("spec", "spec_func")
+_DISPATCH_SET = frozenset(_DISPATCH_NAMES)
 
 
 def _forwards(node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
@@ -192,6 +193,10 @@ def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
     return {k: v for k, v in found.items() if v[0] != "for_root_function"}
 
 
+# Nodes with no position and no children: never walked into.
+_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+
+
 def _nodes_on(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
     """The nodes of *tree* whose lines include one of the sorted *lines*.
 
@@ -200,6 +205,7 @@ def _nodes_on(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
     ``ast.walk`` in a module that calls a few hooks.
     """
     pending: list[ast.AST] = [tree]
+    leaves, node_type, count = _LEAVES, ast.AST, len(lines)
     while pending:
         node = pending.pop()
         first = getattr(node, "lineno", None)
@@ -209,10 +215,43 @@ def _nodes_on(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
             if decorators:  # written above the def or class line
                 first = min(first, *(d.lineno for d in decorators))
             at = bisect.bisect_left(lines, first)
-            if at == len(lines) or lines[at] > last:
+            if at == count or lines[at] > last:
                 continue
         yield node
-        pending.extend(ast.iter_child_nodes(node))
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                pending.extend(v for v in value if isinstance(v, node_type))
+            elif isinstance(value, node_type) and not isinstance(value, leaves):
+                pending.append(value)
+
+
+# The calls of spec/spec_func, for a module with no other names for them.  No
+# leading \b: it makes the search several times slower; the character before
+# a match is tested instead.
+_DISPATCH_CALL = re.compile(r"spec(?:_func)?[\s)]*\(")
+
+
+def _call_lines(text: str, names: frozenset[str]) -> list[int]:
+    """The sorted lines where one of *names* is written before a ``(`` (``(spec)(``
+    too): where each call of them starts (a superset: strings and comments are
+    not told apart)."""
+    if names == _DISPATCH_SET:
+        pattern = _DISPATCH_CALL
+    else:
+        pattern = re.compile("(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")[\s)]*\(")
+    lines: list[int] = []
+    line, counted = 1, 0
+    for match in pattern.finditer(text):
+        start = match.start()
+        before = text[start - 1] if start else " "
+        if before.isalnum() or before == "_":
+            continue  # the end of a longer name
+        line += text.count("\n", counted, start)
+        counted = start
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
 
 
 def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCall]:
@@ -220,8 +259,7 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
     bare *names*, whose first argument is a literal string."""
     calls: list[HookCall] = []
     wanted = frozenset((*_DISPATCH_NAMES, *names))
-    pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(wanted)) + r")\s*\("
-    lines = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)})
+    lines = _call_lines(text, wanted)
     if not lines:
         return calls
     for node in _nodes_on(tree, lines):

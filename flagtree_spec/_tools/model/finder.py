@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
-from typing import NamedTuple, Optional, Union
+from typing import Callable, NamedTuple, Optional, Union
 
 from .source import Problem
 
@@ -41,33 +41,63 @@ class Entry(NamedTuple):
 
 
 class Folder:
-    """One directory listing, read once (the path finder caches them too)."""
+    """One directory listing, read once (the path finder caches them too).
 
-    __slots__ = ("names", "path")
+    The kinds of its entries come from the same ``os.scandir`` (a symlink is
+    followed the first time it is asked about), so asking costs no system
+    call; *opener* gives the listing of a subfolder (the model's cache).
+    """
 
-    def __init__(self, path: str) -> None:
+    __slots__ = ("_entries", "_open", "names", "path", "readable")
+
+    def __init__(self, path: str, opener: Optional[Callable[[str], Folder]] = None) -> None:
         self.path = path
+        self._open: Callable[[str], Folder] = opener or Folder
+        self.readable = True
         try:
-            self.names = frozenset(os.listdir(path))
+            with os.scandir(path) as listing:
+                self._entries = {e.name: e for e in listing}
         except OSError:
-            self.names = frozenset()
+            self._entries = {}
+            self.readable = False
+        self.names = frozenset(self._entries)
+
+    def is_dir(self, name: str) -> bool:
+        """``os.path.isdir`` of entry *name*."""
+        entry = self._entries.get(name)
+        try:
+            return entry is not None and entry.is_dir()
+        except OSError:
+            return False
+
+    def is_file(self, name: str) -> bool:
+        """``os.path.isfile`` of entry *name*."""
+        entry = self._entries.get(name)
+        try:
+            return entry is not None and entry.is_file()
+        except OSError:
+            return False
+
+    def is_link(self, name: str) -> bool:
+        """``os.path.islink`` of entry *name*."""
+        entry = self._entries.get(name)
+        try:
+            return entry is not None and entry.is_symlink()
+        except OSError:
+            return False
 
     def find(self, name: str) -> Optional[Found]:
         """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
         namespace = False
-        if name in self.names:
+        if self.is_dir(name):
             base = os.path.join(self.path, name)
-            if os.path.isdir(base):
-                for suffix in SUFFIXES:
-                    init = os.path.join(base, "__init__" + suffix)
-                    if os.path.isfile(init):
-                        return Found("package", init, base)
-                namespace = True
+            init = self._open(base).init()
+            if init is not None:
+                return Found("package", init, base)
+            namespace = True
         for suffix in SUFFIXES:
-            if name + suffix in self.names:
-                full = os.path.join(self.path, name + suffix)
-                if os.path.isfile(full):
-                    return Found("module", full, self.path)
+            if self.is_file(name + suffix):
+                return Found("module", os.path.join(self.path, name + suffix), self.path)
         if namespace:
             return Found("namespace", None, os.path.join(self.path, name))
         return None
@@ -75,7 +105,12 @@ class Folder:
     def init(self) -> Optional[str]:
         """The ``__init__`` file the path finder would run for this folder as a package."""
         for suffix in SUFFIXES:
-            if "__init__" + suffix in self.names:
+            if self.is_file("__init__" + suffix):
+                return os.path.join(self.path, "__init__" + suffix)
+        if not self.readable:
+            # A folder that cannot be listed but can be entered: the path finder
+            # tries each __init__ file by name.
+            for suffix in SUFFIXES:
                 path = os.path.join(self.path, "__init__" + suffix)
                 if os.path.isfile(path):
                     return path
@@ -92,11 +127,7 @@ class Folder:
                 if entry.endswith(suffix):
                     stem = entry[: -len(suffix)]
                     break
-            if (
-                stem.isidentifier()
-                and stem != "__init__"
-                and (stem != entry or os.path.isdir(os.path.join(self.path, entry)))
-            ):
+            if stem.isidentifier() and stem != "__init__" and (stem != entry or self.is_dir(entry)):
                 found.add(stem)
         return found
 
@@ -108,26 +139,26 @@ class Folder:
         it silently), or nothing the path finder would look at.
         """
         path = os.path.join(self.path, entry)
-        if os.path.islink(path) and _is_link_loop(path):
+        if self.is_link(entry) and _is_link_loop(path):
             return Problem(path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link")
         for suffix in (*SUFFIXES, *COMPILED_SUFFIXES):
             if not entry.endswith(suffix):
                 continue
             stem = entry[: -len(suffix)]
-            if stem.isidentifier() and os.path.isfile(path):
+            if stem.isidentifier() and self.is_file(entry):
                 name = base if stem == "__init__" else f"{base}.{stem}"
                 return Entry(name, path, "init" if stem == "__init__" else "file")
             if (
                 suffix in COMPILED_SUFFIXES
                 and stem.partition(".")[0].isidentifier()
-                and os.path.isfile(path)
+                and self.is_file(entry)
             ):
                 # Built for another interpreter or platform: this Python
                 # skips it, another one loads it (FTS011 either way).
                 stem = stem.partition(".")[0]
                 name = base if stem == "__init__" else f"{base}.{stem}"
                 return Entry(name, path, "compiled")
-            if stem.isidentifier() and os.path.islink(path):
+            if stem.isidentifier() and self.is_link(entry):
                 # The module it names would load from somewhere else, or not at all.
                 return Problem(
                     path,

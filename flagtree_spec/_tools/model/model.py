@@ -133,13 +133,15 @@ class Model:
         self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
         self._fragments: Optional[frozenset[str]] = None
         self._overrides: Optional[list[MirrorFile]] = None
+        self._names: Optional[list[str]] = None
+        self._all: Optional[list[Module]] = None
 
     # -- files
 
     def folder(self, path: str) -> Folder:
         found = self._folders.get(path)
         if found is None:
-            found = self._folders[path] = Folder(path)
+            found = self._folders[path] = Folder(path, self.folder)
         return found
 
     def source(self, path: str) -> Source:
@@ -548,9 +550,10 @@ class Model:
         ]
         while pending:
             folder, base, seen = pending.pop()
-            for entry in sorted(self.folder(folder).names):
+            listing = self.folder(folder)
+            for entry in sorted(listing.names):
                 path = os.path.join(folder, entry)
-                if os.path.isdir(path):
+                if listing.is_dir(entry):
                     if not entry.isidentifier() or entry == "__pycache__":
                         continue
                     if skip and self._inside_spec_root(path):
@@ -569,7 +572,7 @@ class Model:
                     found.append(Entry(f"{base}.{entry}", path, "folder"))
                     pending.append((path, f"{base}.{entry}", (*seen, real)))
                     continue
-                item = self.folder(folder).entry(entry, base)
+                item = listing.entry(entry, base)
                 if isinstance(item, Problem):
                     self.problem(item)
                 elif item is not None:
@@ -579,6 +582,8 @@ class Model:
 
     def names(self) -> list[str]:
         """Every module name that the trunk or a mirror tree has a file or folder for."""
+        if self._names is not None:
+            return list(self._names)
         found = {self.root}
         for top in (self.rdir, *(m for _, m in self.mirrors)):
             found.update(
@@ -586,11 +591,14 @@ class Model:
                 for e in self.tree(top)
                 if e.kind != "compiled" and (e.kind != "init" or e.name != self.root)
             )
-        return sorted(found, key=lambda n: n.split("."))
+        self._names = sorted(found, key=lambda n: n.split("."))
+        return list(self._names)
 
     def modules(self) -> list[Module]:
         """The answer for every name in :meth:`names`, parents first."""
-        return [self.resolve(n) for n in self.names()]
+        if self._all is None:
+            self._all = [self.resolve(n) for n in self.names()]
+        return list(self._all)
 
     def mirror_files(self) -> Iterator[tuple[SpecRoot, Entry]]:
         """``(spec root, entry)`` of every module file in every mirror tree."""

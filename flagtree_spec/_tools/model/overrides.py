@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..._discovery import SpecRoot, same_tree
+from ..._discovery import SpecRoot
 from .finder import COMPILED_SUFFIXES, Entry
-from .source import Source
+from .source import Source, same_code
 
 if TYPE_CHECKING:  # the model builds the facts of its own mirror files
     from .model import Model, Module
@@ -89,7 +89,7 @@ class MirrorFile:
         self.identical = (
             other is not None
             and parsed is not None
-            and (parsed.data == other.data or same_tree(parsed.tree, other.tree))
+            and (parsed.data == other.data or same_code(parsed, other))
         )
         self.inherits = parsed is not None and parsed.facts().inherits
         self.lowest = _lowest_that_runs(model, module) if self.inherits else None

@@ -11,12 +11,14 @@ calls and its ``# noqa`` comments.  Nothing is imported or executed.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
+from ..._discovery import same_tree
 from .calls import Dispatch, HookCall, dispatchers, hook_calls
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "Statement",
     "call_name",
     "resolve_relative",
+    "same_code",
 ]
 
 
@@ -226,9 +229,38 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         facts.defines_all = True
 
 
-def _extract(tree: ast.Module) -> Facts:
-    """Walk the statements of *tree* once (expressions only where needed)."""
+def _marked_lines(text: str) -> list[int]:
+    """The sorted lines of *text* on which ``import`` or ``global`` is written."""
+    starts: list[int] = []
+    for word in ("import", "global"):
+        at = text.find(word)
+        while at >= 0:
+            starts.append(at)
+            at = text.find(word, at + 6)
+    starts.sort()
+    lines: list[int] = []
+    line, counted = 1, 0
+    for start in starts:
+        line += text.count("\n", counted, start)
+        counted = start
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _extract(tree: ast.Module, text: str) -> Facts:
+    """Walk the statements of *tree*, parsed from *text*, once (expressions only
+    where needed).
+
+    A function or class whose lines hold neither ``import`` nor ``global`` is
+    not walked into: no statement of its body can matter.
+    """
     facts = Facts()
+    marks = _marked_lines(text)
+
+    def marked(node: ast.stmt) -> bool:
+        at = bisect.bisect_left(marks, node.lineno)
+        return at < len(marks) and marks[at] <= (node.end_lineno or node.lineno)
 
     def import_from(node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
         names = tuple(a.name for a in node.names)
@@ -295,10 +327,12 @@ def _extract(tree: ast.Module) -> Facts:
                 facts.defined.add(node.name)
                 if node.name == "__getattr__":
                     facts.defines_all = True
-                below(node.body, guarded)
+                if marked(node):
+                    below(node.body, guarded)
             elif isinstance(node, ast.ClassDef):
                 facts.defined.add(node.name)
-                below(node.body, guarded)
+                if marked(node):
+                    below(node.body, guarded)
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     _bind_target(facts, target)
@@ -481,6 +515,66 @@ def _fetched_name(node: ast.expr, var: str) -> Optional[tuple[str, str]]:
     return None
 
 
+def _statement_lines(node: ast.stmt) -> tuple[int, int]:
+    """The first and last line of statement *node*, decorators included."""
+    first = node.lineno
+    for decorator in getattr(node, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    return first, node.end_lineno or node.lineno
+
+
+def same_code(a: Source, b: Source) -> bool:
+    """Whether two parsed files have equal syntax trees, positions aside (what
+    ``ast.dump`` compares), as :func:`flagtree_spec._discovery.same_tree` says.
+
+    A statement written identically in both (the same lines of text, starting
+    and ending at the same columns) parses to the same tree, so only the
+    statements whose text differs are walked: into a ``class`` or ``def``
+    whose text differs, statement by statement again.
+    """
+    if a.tree is None or b.tree is None:
+        return False
+    if not same_tree(a.tree.type_ignores, b.tree.type_ignores):
+        return False
+    if "\r" in a.text or "\r" in b.text:
+        # A lone carriage return also ends a line: compare the trees alone.
+        return same_tree(a.tree.body, b.tree.body)
+    return _same_statements(a.tree.body, b.tree.body, a.text.split("\n"), b.text.split("\n"))
+
+
+def _same_statements(
+    x: Sequence[ast.stmt], y: Sequence[ast.stmt], lines_x: list[str], lines_y: list[str]
+) -> bool:
+    if len(x) != len(y):
+        return False
+    for s, t in zip(x, y):
+        if type(s) is not type(t):
+            return False
+        (s_first, s_last), (t_first, t_last) = _statement_lines(s), _statement_lines(t)
+        if (
+            s_last - s_first == t_last - t_first
+            and s.col_offset == t.col_offset
+            and s.end_col_offset == t.end_col_offset
+            and lines_x[s_first - 1 : s_last] == lines_y[t_first - 1 : t_last]
+        ):
+            continue  # the same text: the same tree
+        if not isinstance(s, _DEFINITIONS):
+            if not same_tree(s, t):
+                return False
+            continue
+        for field in s._fields:
+            if field == "body":
+                if not _same_statements(s.body, t.body, lines_x, lines_y):  # type: ignore[attr-defined]
+                    return False
+            elif not same_tree(getattr(s, field, None), getattr(t, field, None)):
+                return False
+    return True
+
+
+# Statements whose bodies are compared statement by statement.
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def resolve_relative(level: int, module: Optional[str], package: str) -> Optional[str]:
     """The absolute module name of ``from <level dots><module> import ...`` in *package*."""
     if level == 0:
@@ -563,7 +657,7 @@ class Source:
     def facts(self) -> Facts:
         """The facts of this file, extracted on first use."""
         if self._facts is None:
-            self._facts = _extract(self.tree) if self.tree is not None else Facts()
+            self._facts = _extract(self.tree, self.text) if self.tree is not None else Facts()
             if "setattr(" in self.text and _SETS_OWN.search(self.text):
                 # setattr(sys.modules[__name__], name, value): names bound at run time.
                 self._facts.defines_all = True

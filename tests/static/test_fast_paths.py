@@ -1,0 +1,213 @@
+"""The static model's shortcuts give the answers of the full walks they replace.
+
+``check`` keeps within twice the time of parsing every file once
+(``benchmarks/bench_check.py``) by not walking what cannot matter: function
+and class bodies with no ``import``/``global`` in their lines, tree parts away
+from the lines where a dispatcher is called, module-level statements written
+identically in an override and its trunk file.  Each test here compares one
+shortcut with the plain walk, on the standard library's modules and this
+project's fixtures, variants of them included, so that a shortcut that skips
+too much fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flagtree_spec._discovery import same_tree
+from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_calls
+from flagtree_spec._tools.model.source import Facts, Source, _extract, same_code
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _files() -> list[str]:
+    """About 150 real modules: the standard library's top level and the fixtures."""
+    stdlib = os.path.dirname(ast.__file__)
+    found = sorted(
+        os.path.join(stdlib, name) for name in os.listdir(stdlib) if name.endswith(".py")
+    )[:120]
+    for dirpath, _, names in os.walk(ROOT / "fixtures"):
+        found.extend(os.path.join(dirpath, n) for n in sorted(names) if n.endswith(".py"))
+    return found
+
+
+def _sources() -> Iterator[Source]:
+    for path in _files():
+        source = Source(path)
+        if source.tree is not None:
+            yield source
+
+
+SOURCES = list(_sources())
+
+
+def _facts(facts: Facts) -> dict[str, object]:
+    return {slot: getattr(facts, slot) for slot in Facts.__slots__}
+
+
+def test_facts_skip_only_bodies_without_import_or_global() -> None:
+    """Every fact equals that of the full walk (every line marked)."""
+    skipped = 0
+    for source in SOURCES:
+        assert source.tree is not None
+        full = _extract(source.tree, "import\n" * (source.text.count("\n") + 2))
+        fast = _extract(source.tree, source.text)
+        assert _facts(fast) == _facts(full), source.path
+        skipped += "import" not in source.text or "global" not in source.text
+    assert len(SOURCES) > 100 and skipped
+
+
+def test_facts_of_an_import_inside_a_function_on_a_continued_line() -> None:
+    text = "def f():\n    x = (\n        1)\n    from os import (\n        path)\n"
+    facts = _extract(ast.parse(text), text)
+    assert [i[:3] for i in facts.imports] == [(0, "os", ("path",))]
+
+
+def _reference_calls(tree: ast.Module, names: frozenset[str]) -> list[HookCall]:
+    """The hook calls that a walk of every node finds."""
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in names:
+            callee, attribute = func.id, ""
+        elif isinstance(func, ast.Attribute) and func.attr in _DISPATCH_NAMES:
+            callee, attribute = "", func.attr
+        else:
+            continue
+        rest = node.args[1:]
+        found.append(
+            HookCall(
+                node.args[0].value,
+                node.lineno,
+                node.col_offset + 1,
+                callee,
+                attribute,
+                len(rest),
+                tuple(k.arg for k in node.keywords if k.arg is not None),
+                any(isinstance(a, ast.Starred) for a in rest)
+                or any(k.arg is None for k in node.keywords),
+            )
+        )
+    return sorted(found)
+
+
+def test_hook_calls_are_those_of_a_walk_of_every_node() -> None:
+    """With the names each module calls with a literal string as dispatchers."""
+    compared = 0
+    for source in SOURCES:
+        assert source.tree is not None
+        names = sorted(
+            {
+                n.func.id
+                for n in ast.walk(source.tree)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name)
+                and n.args
+                and isinstance(n.args[0], ast.Constant)
+            }
+        )
+        wanted = frozenset((*_DISPATCH_NAMES, *names))
+        got = sorted(hook_calls(source.tree, source.text, names))
+        assert got == _reference_calls(source.tree, wanted), source.path
+        compared += len(got)
+    assert compared > 1000
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ('spec("a")\nxspec("b")\nmy_spec("c")\n', [1]),
+        ('obj.spec("a")\n(spec)("b")\nspec ("c")\nspec_func(\n  "d")\n', [1, 2, 3, 4]),
+        ('(\n  spec\n)  (\n  "a")\n', [1]),
+        ('@spec("a")\ndef f(x=spec("b")):\n    return [spec("c") for _ in x]\n', [1, 2, 3]),
+        ('s = "spec(\'not a call\')"  # spec("no")\nspec(f"x")\n', []),
+        ('été = 1; spec("a")\nαspec("b")\n', [1]),
+    ],
+)
+def test_hook_calls_written_every_way(text: str, lines: list[int]) -> None:
+    tree = ast.parse(text)
+    found = sorted(hook_calls(tree, text, ()))
+    assert sorted(c.line for c in found) == lines
+    assert found == _reference_calls(tree, frozenset(_DISPATCH_NAMES))
+
+
+def _variants(text: str, rng: random.Random) -> Iterator[str]:
+    """The text as it is, moved down, commented, with CRLF line ends, and with one
+    statement's line changed (the same tree or not: same_tree decides)."""
+    yield text
+    yield "\n\n# moved\n" + text
+    yield text.replace("\n", "  # note\n", 3) if '"""' not in text else text + "# end\n"
+    yield text.replace("\n", "\r\n")
+    lines = text.split("\n")
+    for _ in range(3):
+        at = rng.randrange(len(lines))
+        line = lines[at]
+        for old, new in (("1", "2"), ("(", "( "), ("'", '"'), ("==", "!="), (" + ", "+")):
+            if old in line:
+                yield "\n".join([*lines[:at], line.replace(old, new, 1), *lines[at + 1 :]])
+                break
+
+
+def test_same_code_is_same_tree(tmp_path: Path) -> None:
+    """On every file and its variants, same_code answers what same_tree does."""
+    rng = random.Random(7)
+    answers = {True: 0, False: 0}
+    for n, source in enumerate(SOURCES[:80]):
+        assert source.tree is not None
+        for k, text in enumerate(_variants(source.text, rng)):
+            path = tmp_path / f"{n}_{k}.py"
+            path.write_bytes(text.encode("utf-8"))
+            other = Source(str(path))
+            if other.tree is None:
+                continue  # the change broke the syntax
+            expected = same_tree(source.tree, other.tree)
+            assert same_code(source, other) is expected, (source.path, k)
+            assert same_code(other, source) is expected, (source.path, k)
+            answers[expected] += 1
+    assert answers[True] > 150 and answers[False] > 20
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("x = 1; y = 2\n", "x = 1; y = 3\n", False),
+        ("x = 1; y = 2\n", "x = 1\ny = 2\n", True),
+        ("@d\ndef f(): pass\n", "@e\ndef f(): pass\n", False),
+        ("@d\ndef f(): pass\n", "\n@d\n\ndef f():  # c\n    pass\n", True),
+        ("x = 1\r\ny = 2\r\n", "x = 1\ry = 3\r", False),
+        ("x = 1\ry = 2\r", "x = 1\ny = 2\n", True),
+        ("x = (1,\n 2)\n", "x = (1,\n 2, 3)\n", False),
+        ("if a:\n    b = 1\n", "if a:\n    b = 1\nelse:\n    pass\n", False),
+        (
+            "class A:\n    def f(self): return 1\n    def g(self): return 2\n",
+            "class A:\n    def f(self): return 1\n    def g(self): return 3\n",
+            False,
+        ),
+        ("class A(B):\n    x = 1\n", "class A(C):\n    x = 1\n", False),
+        ("class A:\n    x = 1\n", "class A:  # c\n\n    x = 1\n", True),
+        ("def f():\n    @d\n    def g(): pass\n", "def f():\n    @e\n    def g(): pass\n", False),
+        ("def f(a=1):\n    return a\n", "def f(a=2):\n    return a\n", False),
+        ("def f():\n    return 1\n", 'def f():\n    """Doc."""\n    return 1\n', False),
+    ],
+)
+def test_same_code_on_statements_written_alike(tmp_path: Path, a: str, b: str, same: bool) -> None:
+    (tmp_path / "a.py").write_bytes(a.encode())
+    (tmp_path / "b.py").write_bytes(b.encode())
+    x, y = Source(str(tmp_path / "a.py")), Source(str(tmp_path / "b.py"))
+    assert x.tree is not None and y.tree is not None
+    assert same_tree(x.tree, y.tree) is same
+    assert same_code(x, y) is same and same_code(y, x) is same
