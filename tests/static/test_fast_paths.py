@@ -13,8 +13,10 @@ too much fails here.
 from __future__ import annotations
 
 import ast
+import io
 import os
 import random
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +24,7 @@ import pytest
 
 from flagtree_spec._discovery import same_tree
 from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_calls
-from flagtree_spec._tools.model.source import Facts, Source, _extract, same_code
+from flagtree_spec._tools.model.source import Facts, Source, _encoding, _extract, same_code
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -211,3 +213,22 @@ def test_same_code_on_statements_written_alike(tmp_path: Path, a: str, b: str, s
     assert x.tree is not None and y.tree is not None
     assert same_tree(x.tree, y.tree) is same
     assert same_code(x, y) is same and same_code(y, x) is same
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"x = 1\n",
+        b"",
+        b"x = 1",
+        b"# -*- coding: latin-1 -*-\nx = '\xe9'\n",
+        b"#!/usr/bin/env python\n# coding: cp1252\nx = 1\n",
+        b"\n\n# coding: latin-1\nx = 1\n",  # line 3: not a declaration
+        b"\xef\xbb\xbfx = 1\n",
+        b"x = '\xc3\xa9'\ny = 2\n",
+        b"# no declaration, \xc3\xa9 on line 1\nx = 1\n",
+        b"# coding=utf-8\r\nx = 1\r\n",
+    ],
+)
+def test_source_encoding_is_that_of_detect_encoding(tmp_path: Path, data: bytes) -> None:
+    assert _encoding(data) == tokenize.detect_encoding(io.BytesIO(data).readline)[0]

@@ -193,36 +193,65 @@ def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
     return {k: v for k, v in found.items() if v[0] != "for_root_function"}
 
 
-# Nodes with no position and no children: never walked into.
-_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+def _subclasses(*bases: type) -> set[type]:
+    found: set[type] = set()
+    for base in bases:
+        found.update(base.__subclasses__())
+    return found
 
 
-def _nodes_on(tree: ast.AST, lines: Sequence[int]) -> Iterator[ast.AST]:
-    """The nodes of *tree* whose lines include one of the sorted *lines*.
+# Nodes that hold no call: never walked into.
+_NO_CALL: frozenset[type] = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+        ast.alias,
+        *_subclasses(ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop),
+    }
+)
+
+
+def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
+    """The calls in *tree* whose lines include one of the sorted *lines*.
 
     A call ``spec(...)`` spans the line where its name is written, so only
     the parts of the tree around those lines are walked: a fraction of
     ``ast.walk`` in a module that calls a few hooks.
     """
-    pending: list[ast.AST] = [tree]
-    leaves, node_type, count = _LEAVES, ast.AST, len(lines)
+    no_call, node_type, call, count = _NO_CALL, ast.AST, ast.Call, len(lines)
+    bisect_left = bisect.bisect_left
+    pending: list[ast.AST] = []
+    for statement in tree.body:  # the module's statements that span one of the lines
+        start = statement.lineno
+        decorators = getattr(statement, "decorator_list", None)
+        if decorators:  # written above the def or class line
+            start = min(start, *(d.lineno for d in decorators))
+        at = bisect_left(lines, start)
+        if at < count and lines[at] <= (statement.end_lineno or start):
+            pending.append(statement)
     while pending:
         node = pending.pop()
         first = getattr(node, "lineno", None)
         if first is not None:
             last = getattr(node, "end_lineno", None) or first
             decorators = getattr(node, "decorator_list", None)
-            if decorators:  # written above the def or class line
+            if decorators:
                 first = min(first, *(d.lineno for d in decorators))
-            at = bisect.bisect_left(lines, first)
+            at = bisect_left(lines, first)
             if at == count or lines[at] > last:
                 continue
-        yield node
+        if type(node) is call:
+            yield node
         for field in node._fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                pending.extend(v for v in value if isinstance(v, node_type))
-            elif isinstance(value, node_type) and not isinstance(value, leaves):
+                for item in value:
+                    if isinstance(item, node_type) and type(item) not in no_call:
+                        pending.append(item)
+            elif isinstance(value, node_type) and type(value) not in no_call:
                 pending.append(value)
 
 
@@ -262,10 +291,9 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
     lines = _call_lines(text, wanted)
     if not lines:
         return calls
-    for node in _nodes_on(tree, lines):
+    for node in _calls_on(tree, lines):
         if not (
-            isinstance(node, ast.Call)
-            and node.args
+            node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
         ):

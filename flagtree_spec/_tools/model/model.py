@@ -558,7 +558,13 @@ class Model:
                         continue
                     if skip and self._inside_spec_root(path):
                         continue
-                    real = os.path.realpath(path)
+                    # Only a symlink can lead back: a folder's real path is otherwise
+                    # its parent's real path and its name.
+                    real = (
+                        os.path.realpath(path)
+                        if listing.is_link(entry)
+                        else os.path.join(seen[-1], entry)
+                    )
                     if real in seen:
                         self.problem(
                             Problem(

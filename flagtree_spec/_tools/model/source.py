@@ -11,7 +11,6 @@ calls and its ``# noqa`` comments.  Nothing is imported or executed.
 from __future__ import annotations
 
 import ast
-import bisect
 import io
 import re
 import tokenize
@@ -229,38 +228,24 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         facts.defines_all = True
 
 
-def _marked_lines(text: str) -> list[int]:
-    """The sorted lines of *text* on which ``import`` or ``global`` is written."""
-    starts: list[int] = []
-    for word in ("import", "global"):
-        at = text.find(word)
-        while at >= 0:
-            starts.append(at)
-            at = text.find(word, at + 6)
-    starts.sort()
-    lines: list[int] = []
-    line, counted = 1, 0
-    for start in starts:
-        line += text.count("\n", counted, start)
-        counted = start
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    return lines
+def _last_marked_line(text: str) -> int:
+    """The last line of *text* on which ``import`` or ``global`` is written (0: none)."""
+    at = max(text.rfind("import"), text.rfind("global"))
+    return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
 
 def _extract(tree: ast.Module, text: str) -> Facts:
     """Walk the statements of *tree*, parsed from *text*, once (expressions only
     where needed).
 
-    A function or class whose lines hold neither ``import`` nor ``global`` is
-    not walked into: no statement of its body can matter.
+    A function or class below the last line that holds ``import`` or
+    ``global`` is not walked into: no statement of its body can matter.
     """
     facts = Facts()
-    marks = _marked_lines(text)
+    last_marked = _last_marked_line(text)
 
     def marked(node: ast.stmt) -> bool:
-        at = bisect.bisect_left(marks, node.lineno)
-        return at < len(marks) and marks[at] <= (node.end_lineno or node.lineno)
+        return node.lineno <= last_marked
 
     def import_from(node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
         names = tuple(a.name for a in node.names)
@@ -588,6 +573,15 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
     return ".".join(base) if base else None
 
 
+def _encoding(data: bytes) -> str:
+    """The source encoding of *data* (PEP 263), as :func:`tokenize.detect_encoding`
+    finds it; read without it when the first two lines are ASCII and declare none."""
+    head = data[: data.find(b"\n", data.find(b"\n") + 1) + 1 or len(data)]
+    if b"coding" not in head and head.isascii():
+        return "utf-8"
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+
+
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
@@ -624,7 +618,7 @@ class Source:
             )
             return
         try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(self.data).readline)
+            encoding = _encoding(self.data)
         except SyntaxError as exc:
             self.error = Problem(
                 path,
