@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import scenario
 
 from flagtree_spec._discovery import same_tree
 from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_calls
@@ -54,16 +55,26 @@ def _facts(facts: Facts) -> dict[str, object]:
     return {slot: getattr(facts, slot) for slot in Facts.__slots__}
 
 
+def _line_ends(text: str) -> Iterator[str]:
+    """*text* with its line ends, and with lone carriage returns (which end lines
+    too) and CRLF instead."""
+    yield text
+    plain = text.replace("\r\n", "\n")
+    yield plain.replace("\n", "\r")
+    yield plain.replace("\n", "\r\n")
+
+
 def test_facts_skip_only_bodies_without_import_or_global() -> None:
-    """Every fact equals that of the full walk (every line marked)."""
-    skipped = 0
+    """Every fact equals that of the full walk (every line marked), whatever the
+    line ends."""
+    compared = 0
     for source in SOURCES:
-        assert source.tree is not None
-        full = _extract(source.tree, "import\n" * (source.text.count("\n") + 2))
-        fast = _extract(source.tree, source.text)
-        assert _facts(fast) == _facts(full), source.path
-        skipped += "import" not in source.text or "global" not in source.text
-    assert len(SOURCES) > 100 and skipped
+        for text in _line_ends(source.text):
+            tree = ast.parse(text)
+            full = _extract(tree, "import\n" * (text.count("\n") + text.count("\r") + 2))
+            assert _facts(_extract(tree, text)) == _facts(full), source.path
+            compared += 1
+    assert len(SOURCES) > 100 and compared == 3 * len(SOURCES)
 
 
 def test_facts_of_an_import_inside_a_function_on_a_continued_line() -> None:
@@ -123,10 +134,12 @@ def test_hook_calls_are_those_of_a_walk_of_every_node() -> None:
             }
         )
         wanted = frozenset((*_DISPATCH_NAMES, *names))
-        got = sorted(hook_calls(source.tree, source.text, names))
-        assert got == _reference_calls(source.tree, wanted), source.path
-        compared += len(got)
-    assert compared > 1000
+        for text in _line_ends(source.text):
+            tree = ast.parse(text)
+            got = sorted(hook_calls(tree, text, names))
+            assert got == _reference_calls(tree, wanted), source.path
+            compared += len(got)
+    assert compared > 3000
 
 
 @pytest.mark.parametrize(
@@ -138,6 +151,8 @@ def test_hook_calls_are_those_of_a_walk_of_every_node() -> None:
         ('@spec("a")\ndef f(x=spec("b")):\n    return [spec("c") for _ in x]\n', [1, 2, 3]),
         ('s = "spec(\'not a call\')"  # spec("no")\nspec(f"x")\n', []),
         ('été = 1; spec("a")\nαspec("b")\n', [1]),
+        ('x = spec \\\n  ("a")\n', [1]),
+        ('x = 1\rspec("a")\r\ry = spec("b")\r', [2, 4]),
     ],
 )
 def test_hook_calls_written_every_way(text: str, lines: list[int]) -> None:
@@ -232,3 +247,51 @@ def test_same_code_on_statements_written_alike(tmp_path: Path, a: str, b: str, s
 )
 def test_source_encoding_is_that_of_detect_encoding(tmp_path: Path, data: bytes) -> None:
     assert _encoding(data) == tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+
+
+def test_folder_kinds_are_those_of_the_path_finder_in_folders_it_cannot_enter_or_list() -> None:
+    """A package folder that can be listed but not entered is no package (its
+    ``__init__`` cannot be ``stat``-ed); one that can be entered but not listed
+    is one.  Both as CPython's ``FileFinder`` says, run as an unprivileged user
+    (dropped to uid 65534 in a child process when the tests run as root)."""
+    found = scenario(
+        """
+        import importlib.machinery, json, os, shutil, tempfile
+        from flagtree_spec._tools.model.finder import Folder
+
+        top = tempfile.mkdtemp(dir="/tmp")
+        os.chmod(top, 0o755)
+        for name, mode in (("listed_only", 0o644), ("entered_only", 0o311), ("plain", 0o755)):
+            os.makedirs(os.path.join(top, name))
+            open(os.path.join(top, name, "__init__.py"), "w").close()
+            os.chmod(os.path.join(top, name), mode)
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.close(read)
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            details = [(importlib.machinery.SourceFileLoader, [".py"])]
+            answers = {}
+            for name in ("listed_only", "entered_only", "plain"):
+                hit = Folder(top).find(name)
+                spec = importlib.machinery.FileFinder(top, *details).find_spec(name)
+                path_finder = "package" if spec.origin and spec.loader else "namespace"
+                answers[name] = [hit.kind if hit else None, path_finder]
+            os.write(write, json.dumps(answers).encode())
+            os._exit(0)
+        os.close(write)
+        data = os.read(read, 65536)
+        os.waitpid(child, 0)
+        for name in ("listed_only", "entered_only", "plain"):
+            os.chmod(os.path.join(top, name), 0o755)
+        shutil.rmtree(top)
+        print(data.decode())
+        """
+    )
+    assert found == {
+        "listed_only": ["namespace", "namespace"],
+        "entered_only": ["package", "package"],
+        "plain": ["package", "package"],
+    }

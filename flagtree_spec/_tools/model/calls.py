@@ -258,7 +258,7 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
 # The calls of spec/spec_func, for a module with no other names for them.  No
 # leading \b: it makes the search several times slower; the character before
 # a match is tested instead.
-_DISPATCH_CALL = re.compile(r"spec(?:_func)?[\s)]*\(")
+_DISPATCH_CALL = re.compile(r"spec(?:_func)?[\s)\\]*\(")
 
 
 def _call_lines(text: str, names: frozenset[str]) -> list[int]:
@@ -268,7 +268,9 @@ def _call_lines(text: str, names: frozenset[str]) -> list[int]:
     if names == _DISPATCH_SET:
         pattern = _DISPATCH_CALL
     else:
-        pattern = re.compile("(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")[\s)]*\(")
+        pattern = re.compile("(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")[\s)\\]*\(")
+    if "\r" in text:  # a lone carriage return ends a line too
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines: list[int] = []
     line, counted = 1, 0
     for match in pattern.finditer(text):

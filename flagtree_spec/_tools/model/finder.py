@@ -45,58 +45,72 @@ class Folder:
 
     The kinds of its entries come from the same ``os.scandir`` (a symlink is
     followed the first time it is asked about), so asking costs no system
-    call; *opener* gives the listing of a subfolder (the model's cache).
+    call; in a folder that can be listed but not entered, where ``stat``
+    fails, they are asked of ``os.path`` as before.  *opener* gives the
+    listing of a subfolder (the model's cache).
     """
 
-    __slots__ = ("_entries", "_open", "names", "path", "readable")
+    __slots__ = ("_entered", "_entries", "_open", "names", "path")
 
     def __init__(self, path: str, opener: Optional[Callable[[str], Folder]] = None) -> None:
         self.path = path
         self._open: Callable[[str], Folder] = opener or Folder
-        self.readable = True
         try:
             with os.scandir(path) as listing:
                 self._entries = {e.name: e for e in listing}
         except OSError:
             self._entries = {}
-            self.readable = False
         self.names = frozenset(self._entries)
+        self._entered = bool(self._entries) and _enterable(path)
 
     def is_dir(self, name: str) -> bool:
         """``os.path.isdir`` of entry *name*."""
         entry = self._entries.get(name)
+        if entry is None:
+            return False
+        if not self._entered:
+            return os.path.isdir(entry.path)
         try:
-            return entry is not None and entry.is_dir()
+            return entry.is_dir()
         except OSError:
             return False
 
     def is_file(self, name: str) -> bool:
         """``os.path.isfile`` of entry *name*."""
         entry = self._entries.get(name)
+        if entry is None:
+            return False
+        if not self._entered:
+            return os.path.isfile(entry.path)
         try:
-            return entry is not None and entry.is_file()
+            return entry.is_file()
         except OSError:
             return False
 
     def is_link(self, name: str) -> bool:
         """``os.path.islink`` of entry *name*."""
         entry = self._entries.get(name)
+        if entry is None:
+            return False
+        if not self._entered:
+            return os.path.islink(entry.path)
         try:
-            return entry is not None and entry.is_symlink()
+            return entry.is_symlink()
         except OSError:
             return False
 
     def find(self, name: str) -> Optional[Found]:
         """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
         namespace = False
-        if self.is_dir(name):
+        if name in self.names and self.is_dir(name):
             base = os.path.join(self.path, name)
             init = self._open(base).init()
             if init is not None:
                 return Found("package", init, base)
             namespace = True
+        names = self.names
         for suffix in SUFFIXES:
-            if self.is_file(name + suffix):
+            if name + suffix in names and self.is_file(name + suffix):
                 return Found("module", os.path.join(self.path, name + suffix), self.path)
         if namespace:
             return Found("namespace", None, os.path.join(self.path, name))
@@ -107,13 +121,12 @@ class Folder:
         for suffix in SUFFIXES:
             if self.is_file("__init__" + suffix):
                 return os.path.join(self.path, "__init__" + suffix)
-        if not self.readable:
-            # A folder that cannot be listed but can be entered: the path finder
-            # tries each __init__ file by name.
-            for suffix in SUFFIXES:
-                path = os.path.join(self.path, "__init__" + suffix)
-                if os.path.isfile(path):
-                    return path
+        # None in the listing: the path finder tries each file by name (found so
+        # in a folder that cannot be listed, or on a case-insensitive disk).
+        for suffix in SUFFIXES:
+            path = os.path.join(self.path, "__init__" + suffix)
+            if os.path.isfile(path):
+                return path
         return None
 
     def children(self) -> set[str]:
@@ -169,6 +182,13 @@ class Folder:
                 )
             return None
         return None
+
+
+def _enterable(path: str) -> bool:
+    """Whether ``stat`` works on the entries of folder *path* (search permission)."""
+    if os.access in os.supports_effective_ids:
+        return os.access(path, os.X_OK, effective_ids=True)
+    return os.access(path, os.X_OK)
 
 
 def _is_link_loop(path: str) -> bool:

@@ -230,6 +230,8 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
 
 def _last_marked_line(text: str) -> int:
     """The last line of *text* on which ``import`` or ``global`` is written (0: none)."""
+    if "\r" in text:  # a lone carriage return ends a line too
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     at = max(text.rfind("import"), text.rfind("global"))
     return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
@@ -430,14 +432,17 @@ def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
 def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
     lists: dict[str, tuple[str, ...]] = {}
     for top in tree.body:
-        targets = top.targets if isinstance(top, ast.Assign) else []
-        if isinstance(top, ast.AnnAssign) and top.value is not None:
-            targets = [top.target]
-        value = getattr(top, "value", None)
+        if isinstance(top, ast.Assign):
+            targets, value = top.targets, top.value
+        elif isinstance(top, ast.AnnAssign) and top.value is not None:
+            targets, value = [top.target], top.value
+        else:
+            continue
         for target in targets:
-            found = _string_list(value) if isinstance(target, ast.Name) and value else None
-            if isinstance(target, ast.Name) and found is not None:
-                lists[target.id] = found
+            if isinstance(target, ast.Name):
+                found = _string_list(value)
+                if found is not None:
+                    lists[target.id] = found
     looped: set[tuple[str, str, str]] = set()
     names: set[str] = set()
     aliases: dict[str, str] = {}  # local = something.NAME (or NAME), anywhere
