@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator
+from typing import Optional
 
 from ..._discovery import SpecRoot
-from ..model.hooks import DEFINED, NOT_DEFINED, HookModule, first_hook
+from ..model.hooks import DEFINED, NOT_DEFINED, Binding, HookModule, first_hook
 from ..model.model import Model, Module
 from ..model.source import Source, resolve_relative
 from .registry import Hit, Rule, _sources, rule
@@ -118,11 +119,15 @@ class UnmatchedHook(Rule):
             return
         hook_modules = [hooks for _, hooks in model.hook_modules()]
         called: set[str] = set()
+        states: dict[str, str] = {}  # hook name -> what the stack answers for it
         for module, source in _sources(model):
             assert module.file is not None
             for call in source.hook_calls():
                 called.add(call.hook)
-                if first_hook(hook_modules, call.hook)[0] == NOT_DEFINED:
+                state = states.get(call.hook)
+                if state is None:
+                    state = states[call.hook] = first_hook(hook_modules, call.hook)[0]
+                if state == NOT_DEFINED:
                     yield Hit(
                         module.file,
                         call.line,
@@ -150,16 +155,24 @@ class HookCallArguments(Rule):
         hook_modules = [hooks for _, hooks in model.hook_modules()]
         if not hook_modules:
             return
+        answers: dict[str, tuple[str, Optional[Binding], Optional[HookModule]]] = {}
+        errors: dict[tuple[str, int, tuple[str, ...]], Optional[str]] = {}
         for module, source in _sources(model):
             assert module.file is not None
             for call in source.hook_calls():
                 # Judged only where the callee certainly dispatches and the arguments are known.
                 if not call.callee or call.unpacked:
                     continue
-                state, binding, _ = first_hook(hook_modules, call.hook)
+                found = answers.get(call.hook)
+                if found is None:
+                    found = answers[call.hook] = first_hook(hook_modules, call.hook)
+                state, binding, _ = found
                 if state != DEFINED or binding is None or binding.signature is None:
                     continue  # no hook, a class, a decorated def, or any other callable
-                error = bind_error(binding.signature, call.positional, call.keywords)
+                shape = (call.hook, call.positional, call.keywords)
+                if shape not in errors:
+                    errors[shape] = bind_error(binding.signature, call.positional, call.keywords)
+                error = errors[shape]
                 if error is None or not _dispatches(model, module, source, call.callee):
                     continue
                 yield Hit(

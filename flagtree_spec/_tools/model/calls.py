@@ -214,6 +214,15 @@ _NO_CALL: frozenset[type] = frozenset(
 )
 
 
+# Fields that hold a name, a number or a flag, or a node that holds no call (the
+# Name of a 3.12 "type" statement); and, per node type, the other fields.
+_SCALARS = frozenset(
+    {"name", "id", "arg", "attr", "module", "asname", "level", "type_comment", "conversion"}
+    | {"is_async", "simple", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
     """The calls in *tree* whose lines include one of the sorted *lines*.
 
@@ -222,7 +231,7 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
     ``ast.walk`` in a module that calls a few hooks.
     """
     no_call, node_type, call, count = _NO_CALL, ast.AST, ast.Call, len(lines)
-    bisect_left = bisect.bisect_left
+    bisect_left, child_fields = bisect.bisect_left, _CHILD_FIELDS
     pending: list[ast.AST] = []
     for statement in tree.body:  # the module's statements that span one of the lines
         start = statement.lineno
@@ -243,9 +252,13 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
             at = bisect_left(lines, first)
             if at == count or lines[at] > last:
                 continue
-        if type(node) is call:
+        kind = type(node)
+        if isinstance(node, call):
             yield node
-        for field in node._fields:
+        fields = child_fields.get(kind)
+        if fields is None:
+            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
