@@ -34,7 +34,7 @@ from flagtree_spec._tools.model.model import load
 
 FRAGMENTS = 10
 HOOKS_PER_FRAGMENT = 5
-REPEATS = 9
+REPEATS = 15
 
 
 def generate(base: str, modules: int, overrides: int) -> str:
