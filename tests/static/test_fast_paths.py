@@ -24,7 +24,7 @@ import pytest
 from conftest import scenario
 
 from flagtree_spec._discovery import same_tree
-from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_calls
+from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_call, hook_calls
 from flagtree_spec._tools.model.source import Facts, Source, _encoding, _extract, same_code
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,37 +85,8 @@ def test_facts_of_an_import_inside_a_function_on_a_continued_line() -> None:
 
 def _reference_calls(tree: ast.Module, names: frozenset[str]) -> list[HookCall]:
     """The hook calls that a walk of every node finds."""
-    found = []
-    for node in ast.walk(tree):
-        if not (
-            isinstance(node, ast.Call)
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in names:
-            callee, attribute = func.id, ""
-        elif isinstance(func, ast.Attribute) and func.attr in _DISPATCH_NAMES:
-            callee, attribute = "", func.attr
-        else:
-            continue
-        rest = node.args[1:]
-        found.append(
-            HookCall(
-                node.args[0].value,
-                node.lineno,
-                node.col_offset + 1,
-                callee,
-                attribute,
-                len(rest),
-                tuple(k.arg for k in node.keywords if k.arg is not None),
-                any(isinstance(a, ast.Starred) for a in rest)
-                or any(k.arg is None for k in node.keywords),
-            )
-        )
-    return sorted(found)
+    found = (hook_call(n, names) for n in ast.walk(tree) if isinstance(n, ast.Call))
+    return sorted(c for c in found if c is not None)
 
 
 def test_hook_calls_are_those_of_a_walk_of_every_node() -> None:

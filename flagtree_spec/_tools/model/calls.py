@@ -13,13 +13,14 @@ import ast
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Union
+from typing import NamedTuple, Optional, Union
 
 __all__ = [
     "Dispatch",
     "HookCall",
     "Signature",
     "dispatchers",
+    "hook_call",
     "hook_calls",
     "signature_of",
 ]
@@ -307,33 +308,37 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
     if not lines:
         return calls
     for node in _calls_on(tree, lines):
-        if not (
-            node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in wanted:
-            callee, attribute = func.id, ""
-        elif isinstance(func, ast.Attribute) and func.attr in _DISPATCH_NAMES:
-            callee, attribute = "", func.attr
-        else:
-            continue
-        rest = node.args[1:]
-        unpacked = any(isinstance(a, ast.Starred) for a in rest) or any(
-            k.arg is None for k in node.keywords
-        )
-        calls.append(
-            HookCall(
-                node.args[0].value,
-                node.lineno,
-                node.col_offset + 1,
-                callee,
-                attribute,
-                len(rest),
-                tuple(k.arg for k in node.keywords if k.arg is not None),
-                unpacked,
-            )
-        )
+        found = hook_call(node, wanted)
+        if found is not None:
+            calls.append(found)
     return calls
+
+
+def hook_call(node: ast.Call, wanted: frozenset[str]) -> Optional[HookCall]:
+    """The hook call *node* is, when it calls ``spec``/``spec_func`` as an attribute
+    or one of the bare names *wanted* with a literal string first."""
+    if not (
+        node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+    ):
+        return None
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in wanted:
+        callee, attribute = func.id, ""
+    elif isinstance(func, ast.Attribute) and func.attr in _DISPATCH_NAMES:
+        callee, attribute = "", func.attr
+    else:
+        return None
+    rest = node.args[1:]
+    unpacked = any(isinstance(a, ast.Starred) for a in rest) or any(
+        k.arg is None for k in node.keywords
+    )
+    return HookCall(
+        node.args[0].value,
+        node.lineno,
+        node.col_offset + 1,
+        callee,
+        attribute,
+        len(rest),
+        tuple(k.arg for k in node.keywords if k.arg is not None),
+        unpacked,
+    )

@@ -63,41 +63,33 @@ class Folder:
         self.names = frozenset(self._entries)
         self._entered = bool(self._entries) and _enterable(path)
 
-    def is_dir(self, name: str) -> bool:
-        """``os.path.isdir`` of entry *name*."""
+    def _ask(
+        self,
+        name: str,
+        listed: Callable[[os.DirEntry[str]], bool],
+        by_path: Callable[[str], bool],
+    ) -> bool:
         entry = self._entries.get(name)
         if entry is None:
             return False
         if not self._entered:
-            return os.path.isdir(entry.path)
+            return by_path(entry.path)
         try:
-            return entry.is_dir()
+            return listed(entry)
         except OSError:
             return False
+
+    def is_dir(self, name: str) -> bool:
+        """``os.path.isdir`` of entry *name*."""
+        return self._ask(name, os.DirEntry.is_dir, os.path.isdir)
 
     def is_file(self, name: str) -> bool:
         """``os.path.isfile`` of entry *name*."""
-        entry = self._entries.get(name)
-        if entry is None:
-            return False
-        if not self._entered:
-            return os.path.isfile(entry.path)
-        try:
-            return entry.is_file()
-        except OSError:
-            return False
+        return self._ask(name, os.DirEntry.is_file, os.path.isfile)
 
     def is_link(self, name: str) -> bool:
         """``os.path.islink`` of entry *name*."""
-        entry = self._entries.get(name)
-        if entry is None:
-            return False
-        if not self._entered:
-            return os.path.islink(entry.path)
-        try:
-            return entry.is_symlink()
-        except OSError:
-            return False
+        return self._ask(name, os.DirEntry.is_symlink, os.path.islink)
 
     def find(self, name: str) -> Optional[Found]:
         """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
