@@ -22,6 +22,7 @@ __all__ = [
     "dispatchers",
     "hook_call",
     "hook_calls",
+    "parser_lines",
     "signature_of",
 ]
 
@@ -275,6 +276,14 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
 _DISPATCH_CALL = re.compile(r"spec(?:_func)?[\s)\\]*\(")
 
 
+def parser_lines(text: str) -> str:
+    """*text* with every line end as ``\\n``, so that counting ``\\n`` counts lines as
+    the parser does (a lone carriage return ends one too)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _call_lines(text: str, names: frozenset[str]) -> list[int]:
     """The sorted lines where one of *names* is written before a ``(`` (``(spec)(``
     too): where each call of them starts (a superset: strings and comments are
@@ -283,8 +292,7 @@ def _call_lines(text: str, names: frozenset[str]) -> list[int]:
         pattern = _DISPATCH_CALL
     else:
         pattern = re.compile("(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")[\s)\\]*\(")
-    if "\r" in text:  # a lone carriage return ends a line too
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = parser_lines(text)
     lines: list[int] = []
     line, counted = 1, 0
     for match in pattern.finditer(text):

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
 from ..._discovery import same_tree
-from .calls import Dispatch, HookCall, dispatchers, hook_calls
+from .calls import Dispatch, HookCall, dispatchers, hook_calls, parser_lines
 
 __all__ = [
     "Dynamic",
@@ -230,8 +230,7 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
 
 def _last_marked_line(text: str) -> int:
     """The last line of *text* on which ``import`` or ``global`` is written (0: none)."""
-    if "\r" in text:  # a lone carriage return ends a line too
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = parser_lines(text)
     at = max(text.rfind("import"), text.rfind("global"))
     return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
