@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple, Optional, Union
 
 __all__ = [
@@ -132,67 +132,69 @@ def _forwards(node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
 def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
     """The module-level names of *tree* that may be hook dispatchers, and why."""
     found: dict[str, Dispatch] = {}
-    forwarders: set[str] = set()
-
-    def visit(body: Sequence[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    bound = alias.asname or alias.name
-                    if node.level == 0 and node.module == "flagtree_spec":
-                        if alias.name in _DISPATCH_NAMES:
-                            found[bound] = ("flagtree_spec", alias.name)
-                        elif alias.name == "for_root":
-                            found[bound] = ("for_root_function", "")
-                        else:
-                            found.pop(bound, None)
-                    elif alias.name in _DISPATCH_NAMES or bound in _DISPATCH_NAMES:
-                        found[bound] = ("import", node.level, node.module or "", alias.name)
-                    else:
-                        found.pop(bound, None)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if _forwards(node):
-                    forwarders.add(node.name)
-                    if node.name == "spec":
-                        found[node.name] = ("forwarder", "")
-                        continue
-                found.pop(node.name, None)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-                if not isinstance(target, ast.Name):
-                    continue
-                if (
-                    isinstance(value, ast.Attribute)
-                    and value.attr in _DISPATCH_NAMES
-                    and isinstance(value.value, ast.Call)
-                    and isinstance(value.value.func, (ast.Name, ast.Attribute))
-                    and (
-                        (
-                            isinstance(value.value.func, ast.Name)
-                            and value.value.func.id == "for_root"
-                        )
-                        or (
-                            isinstance(value.value.func, ast.Attribute)
-                            and value.value.func.attr == "for_root"
-                        )
-                    )
-                ):
-                    found[target.id] = ("for_root", value.attr)
-                elif isinstance(value, ast.Name) and value.id in forwarders:
-                    found[target.id] = ("forwarder", "")
-                elif isinstance(value, ast.Name) and value.id in found:
-                    found[target.id] = found[value.id]
-                else:
-                    found.pop(target.id, None)
-            elif isinstance(node, (ast.If, ast.Try)):
-                visit(node.body)
-                visit(node.orelse)
-                for handler in getattr(node, "handlers", ()):
-                    visit(handler.body)
-
-    visit(tree.body)
+    _dispatchers_in(tree.body, found, set())
     # for_root(...) bound to a name first: "spec = for_root('R').spec" written with it.
     return {k: v for k, v in found.items() if v[0] != "for_root_function"}
+
+
+def _for_root_attribute(value: ast.expr) -> bool:
+    """Whether *value* is ``for_root(...).spec`` (or ``.spec_func``), ``for_root``
+    bare or as an attribute."""
+    if not (
+        isinstance(value, ast.Attribute)
+        and value.attr in _DISPATCH_NAMES
+        and isinstance(value.value, ast.Call)
+    ):
+        return False
+    func = value.value.func
+    return (isinstance(func, ast.Name) and func.id == "for_root") or (
+        isinstance(func, ast.Attribute) and func.attr == "for_root"
+    )
+
+
+def _dispatchers_in(
+    body: Sequence[ast.stmt], found: dict[str, Dispatch], forwarders: set[str]
+) -> None:
+    for node in body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if node.level == 0 and node.module == "flagtree_spec":
+                    if alias.name in _DISPATCH_NAMES:
+                        found[bound] = ("flagtree_spec", alias.name)
+                    elif alias.name == "for_root":
+                        found[bound] = ("for_root_function", "")
+                    else:
+                        found.pop(bound, None)
+                elif alias.name in _DISPATCH_NAMES or bound in _DISPATCH_NAMES:
+                    found[bound] = ("import", node.level, node.module or "", alias.name)
+                else:
+                    found.pop(bound, None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if _forwards(node):
+                forwarders.add(node.name)
+                if node.name == "spec":
+                    found[node.name] = ("forwarder", "")
+                    continue
+            found.pop(node.name, None)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if not isinstance(target, ast.Name):
+                continue
+            if _for_root_attribute(value):
+                assert isinstance(value, ast.Attribute)
+                found[target.id] = ("for_root", value.attr)
+            elif isinstance(value, ast.Name) and value.id in forwarders:
+                found[target.id] = ("forwarder", "")
+            elif isinstance(value, ast.Name) and value.id in found:
+                found[target.id] = found[value.id]
+            else:
+                found.pop(target.id, None)
+        elif isinstance(node, (ast.If, ast.Try)):
+            _dispatchers_in(node.body, found, forwarders)
+            _dispatchers_in(node.orelse, found, forwarders)
+            for handler in getattr(node, "handlers", ()):
+                _dispatchers_in(handler.body, found, forwarders)
 
 
 def _subclasses(*bases: type) -> set[type]:
@@ -217,57 +219,79 @@ _NO_CALL: frozenset[type] = frozenset(
 
 
 # Fields that hold a name, a number or a flag, or a node that holds no call (the
-# Name of a 3.12 "type" statement); and, per node type, the other fields.
+# Name of a 3.12 "type" statement).
 _SCALARS = frozenset(
     {"name", "id", "arg", "attr", "module", "asname", "level", "type_comment", "conversion"}
     | {"is_async", "simple", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"}
 )
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# The fields that hold statements (or except handlers and match cases, which
+# hold statements in turn).
+_BODY_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+# Per node type: the other fields that may hold a call, and the body fields.
+_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def _calls_on(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
-    """The calls in *tree* whose lines include one of the sorted *lines*.
+def _fields_of(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        names = [f for f in getattr(kind, "_fields", ()) if f not in _SCALARS]
+        found = _FIELDS[kind] = (
+            tuple(f for f in names if f not in _BODY_FIELDS),
+            tuple(f for f in names if f in _BODY_FIELDS),
+        )
+    return found
 
-    A call ``spec(...)`` spans the line where its name is written, so only
-    the parts of the tree around those lines are walked: a fraction of
-    ``ast.walk`` in a module that calls a few hooks.
+
+def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
+    """The calls in *tree* within the statements whose lines include one of the
+    sorted *lines* (a superset of the calls written on those lines).
+
+    A call ``spec(...)`` spans the line where its name is written, so only the
+    statements around those lines are walked, down to the innermost one: a
+    fraction of ``ast.walk`` in a module that calls a few hooks.
     """
-    no_call, node_type, call, count = _NO_CALL, ast.AST, ast.Call, len(lines)
-    bisect_left, child_fields = bisect.bisect_left, _CHILD_FIELDS
-    pending: list[ast.AST] = []
-    for statement in tree.body:  # the module's statements that span one of the lines
-        start = statement.lineno
-        decorators = getattr(statement, "decorator_list", None)
-        if decorators:  # written above the def or class line
-            start = min(start, *(d.lineno for d in decorators))
-        at = bisect_left(lines, start)
-        if at < count and lines[at] <= (statement.end_lineno or start):
-            pending.append(statement)
+    found: list[ast.Call] = []
+    _statements_on(tree.body, lines, found)
+    return found
+
+
+def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[ast.Call]) -> None:
+    count = len(lines)
+    for node in body:
+        first = getattr(node, "lineno", None)  # a match case has none: always entered
+        if first is not None:
+            decorators = getattr(node, "decorator_list", None)
+            if decorators:  # written above the def or class line
+                first = min(first, *(d.lineno for d in decorators))
+            at = bisect.bisect_left(lines, first)
+            if at == count or lines[at] > (getattr(node, "end_lineno", None) or first):
+                continue
+        parts, bodies = _fields_of(type(node))
+        for field in parts:
+            value = getattr(node, field, None)
+            if value is not None:
+                _expression_calls(value, found)
+        for field in bodies:
+            _statements_on(getattr(node, field, ()), lines, found)
+
+
+def _expression_calls(value: object, found: list[ast.Call]) -> None:
+    """Every call in *value* (a node or a list of them), in no particular order."""
+    no_call, call, fields_of = _NO_CALL, ast.Call, _fields_of
+    pending = value[:] if type(value) is list else [value]
     while pending:
         node = pending.pop()
-        first = getattr(node, "lineno", None)
-        if first is not None:
-            last = getattr(node, "end_lineno", None) or first
-            decorators = getattr(node, "decorator_list", None)
-            if decorators:
-                first = min(first, *(d.lineno for d in decorators))
-            at = bisect_left(lines, first)
-            if at == count or lines[at] > last:
-                continue
         kind = type(node)
-        if isinstance(node, call):
-            yield node
-        fields = child_fields.get(kind)
-        if fields is None:
-            fields = child_fields[kind] = tuple(f for f in kind._fields if f not in _SCALARS)
-        for field in fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, node_type) and type(item) not in no_call:
-                        pending.append(item)
-            elif isinstance(value, node_type) and type(value) not in no_call:
-                pending.append(value)
+        if kind in no_call:
+            continue
+        if kind is call:
+            found.append(node)  # type: ignore[arg-type]
+        for field in fields_of(kind)[0]:
+            inner = getattr(node, field, None)
+            if type(inner) is list:
+                pending.extend(inner)
+            elif inner is not None:
+                pending.append(inner)
 
 
 # The calls of spec/spec_func, for a module with no other names for them.  No
@@ -319,6 +343,7 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
         found = hook_call(node, wanted)
         if found is not None:
             calls.append(found)
+    calls.sort(key=lambda c: (c.line, c.col))
     return calls
 
 

@@ -243,143 +243,164 @@ def _extract(tree: ast.Module, text: str) -> Facts:
     ``global`` is not walked into: no statement of its body can matter.
     """
     facts = Facts()
-    last_marked = _last_marked_line(text)
+    _top(facts, tree.body, False, _last_marked_line(text))
+    return facts
 
-    def marked(node: ast.stmt) -> bool:
-        return node.lineno <= last_marked
 
-    def import_from(node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
-        names = tuple(a.name for a in node.names)
-        facts.imports.append(
-            (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
-        )
-        return names
+def _import_from(facts: Facts, node: ast.ImportFrom, guarded: bool) -> tuple[str, ...]:
+    names = tuple([a.name for a in node.names])
+    facts.imports.append(
+        (node.level, node.module, names, node.lineno, node.col_offset + 1, guarded)
+    )
+    return names
 
-    def plain(node: ast.Import, guarded: bool) -> None:
-        for alias in node.names:
-            facts.plain_imports.append((alias.name, node.lineno, node.col_offset + 1, guarded))
 
-    def below(body: Sequence[ast.stmt], guarded: bool) -> None:
-        """Statements below module level: only imports and ``global`` matter."""
-        for node in body:
-            if isinstance(node, ast.ImportFrom):
-                import_from(node, guarded)
-            elif isinstance(node, ast.Import):
-                plain(node, guarded)
-            elif isinstance(node, ast.Global):
-                facts.defined.update(node.names)
-            elif isinstance(node, _TRY):
-                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
-                below(node.body, inner)  # type: ignore[attr-defined]
-                for handler in node.handlers:  # type: ignore[attr-defined]
-                    below(handler.body, guarded)
-                below(node.orelse, guarded)  # type: ignore[attr-defined]
-                below(node.finalbody, guarded)  # type: ignore[attr-defined]
-            elif isinstance(node, ast.If):
-                below(node.body, guarded or _type_checking(node.test))
-                below(node.orelse, guarded)
-            elif type(node) in _COMPOUND:
-                for name in ("body", "orelse"):
-                    below(getattr(node, name, ()), guarded)
-                for case in getattr(node, "cases", ()):
-                    below(case.body, guarded)
+def _plain(facts: Facts, node: ast.Import, guarded: bool) -> None:
+    line, col = node.lineno, node.col_offset + 1
+    facts.plain_imports.extend([(alias.name, line, col, guarded) for alias in node.names])
 
-    def top(body: Sequence[ast.stmt], guarded: bool) -> None:
-        """Module-level statements (also inside module-level if/try/for/with/match)."""
-        for node in body:
-            if isinstance(node, ast.ImportFrom):
-                names = import_from(node, guarded)
-                if "*" in names:
-                    facts.defines_all = True
-                facts.order.append(
-                    Statement(
-                        node.lineno, node.col_offset + 1, node.level, node.module, names, guarded
-                    )
-                )
-                for alias in node.names:
-                    bound = alias.asname or alias.name
-                    facts.defined.add(bound)
-                    facts.imported.add(bound)
-            elif isinstance(node, ast.Import):
-                plain(node, guarded)
-                for alias in node.names:
-                    facts.order.append(
-                        Statement(node.lineno, node.col_offset + 1, 0, alias.name, (), guarded)
-                    )
-                    bound = alias.asname or alias.name.partition(".")[0]
-                    facts.defined.add(bound)
-                    facts.imported.add(bound)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                facts.defined.add(node.name)
-                if node.name == "__getattr__":
-                    facts.defines_all = True
-                if marked(node):
-                    below(node.body, guarded)
-            elif isinstance(node, ast.ClassDef):
-                facts.defined.add(node.name)
-                if marked(node):
-                    below(node.body, guarded)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
+
+# The statement types of :func:`_below`'s last branch, with the fields holding bodies.
+_BODIES: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in ("body", "orelse") if f in getattr(kind, "_fields", ()))
+    for kind in _COMPOUND
+    if not issubclass(kind, (ast.If, *_TRY))
+}
+
+
+def _below(facts: Facts, body: Sequence[ast.stmt], guarded: bool) -> None:
+    """Statements below module level: only imports and ``global`` matter."""
+    for node in body:
+        if isinstance(node, ast.ImportFrom):
+            _import_from(facts, node, guarded)
+        elif isinstance(node, ast.Import):
+            _plain(facts, node, guarded)
+        elif isinstance(node, ast.Global):
+            facts.defined.update(node.names)
+        elif isinstance(node, _TRY):
+            inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+            _below(facts, node.body, inner)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                _below(facts, handler.body, guarded)
+            _below(facts, node.orelse, guarded)  # type: ignore[attr-defined]
+            _below(facts, node.finalbody, guarded)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.If):
+            _below(facts, node.body, guarded or _type_checking(node.test))
+            _below(facts, node.orelse, guarded)
+        elif type(node) in _BODIES:
+            for name in _BODIES[type(node)]:
+                _below(facts, getattr(node, name), guarded)
+            for case in getattr(node, "cases", ()):
+                _below(facts, case.body, guarded)
+
+
+def _top(facts: Facts, body: Sequence[ast.stmt], guarded: bool, last_marked: int) -> None:
+    """Module-level statements (also inside module-level if/try/for/with/match)."""
+    defined, imported = facts.defined, facts.imported
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            name = node.name
+            defined.add(name)
+            if name == "__getattr__":
+                facts.defines_all = True
+            if node.lineno <= last_marked:
+                _below(facts, node.body, guarded)
+        elif isinstance(node, ast.ClassDef):
+            defined.add(node.name)
+            if node.lineno <= last_marked:
+                _below(facts, node.body, guarded)
+        elif isinstance(node, ast.Assign):
+            value = node.value
+            for target in node.targets:
+                if type(target) is ast.Name:
+                    defined.add(target.id)
+                    if target.id == "__all__":
+                        facts.all_names = _string_list(value)
+                else:
                     _bind_target(facts, target)
-                    if isinstance(target, ast.Name) and target.id == "__all__":
-                        facts.all_names = _string_list(node.value)
+            if type(value) is ast.Call:
+                _module_call(facts, value)
+        elif isinstance(node, ast.ImportFrom):
+            names = _import_from(facts, node, guarded)
+            if "*" in names:
+                facts.defines_all = True
+            facts.order.append(
+                Statement(
+                    node.lineno,
+                    node.col_offset + 1,
+                    node.level,
+                    node.module,
+                    names,
+                    guarded,
+                )
+            )
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                defined.add(bound)
+                imported.add(bound)
+        elif isinstance(node, ast.Import):
+            _plain(facts, node, guarded)
+            for alias in node.names:
+                facts.order.append(
+                    Statement(node.lineno, node.col_offset + 1, 0, alias.name, (), guarded)
+                )
+                bound = alias.asname or alias.name.partition(".")[0]
+                defined.add(bound)
+                imported.add(bound)
+        elif isinstance(node, ast.Expr):
+            if type(node.value) is ast.Call:
                 _module_call(facts, node.value)
-            elif isinstance(node, ast.AugAssign):
+        elif isinstance(node, ast.AugAssign):
+            _bind_target(facts, node.target)
+            if isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                # A literal __all__ extended by a literal list stays literal.
+                more = _string_list(node.value)
+                known = facts.all_names
+                facts.all_names = None if known is None or more is None else known + more
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:  # "x: int" binds nothing
                 _bind_target(facts, node.target)
                 if isinstance(node.target, ast.Name) and node.target.id == "__all__":
-                    # A literal __all__ extended by a literal list stays literal.
-                    more = _string_list(node.value)
-                    known = facts.all_names
-                    facts.all_names = None if known is None or more is None else known + more
-            elif isinstance(node, ast.AnnAssign):
-                if node.value is not None:  # "x: int" alone binds nothing
-                    _bind_target(facts, node.target)
-                    if isinstance(node.target, ast.Name) and node.target.id == "__all__":
-                        facts.all_names = _string_list(node.value)
-            elif isinstance(node, ast.Expr):
-                _module_call(facts, node.value)
-            elif isinstance(node, _TRY):
-                inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
-                top(node.body, inner)  # type: ignore[attr-defined]
-                for handler in node.handlers:  # type: ignore[attr-defined]
-                    if handler.name:
-                        facts.defined.add(handler.name)
-                    top(handler.body, guarded)
-                top(node.orelse, guarded)  # type: ignore[attr-defined]
-                top(node.finalbody, guarded)  # type: ignore[attr-defined]
-            elif isinstance(node, ast.If) and _main_guard(node.test):
+                    facts.all_names = _string_list(node.value)
+        elif isinstance(node, _TRY):
+            inner = guarded or _catches_import_error(node.handlers)  # type: ignore[attr-defined]
+            _top(facts, node.body, inner, last_marked)  # type: ignore[attr-defined]
+            for handler in node.handlers:  # type: ignore[attr-defined]
+                if handler.name:
+                    defined.add(handler.name)
+                _top(facts, handler.body, guarded, last_marked)
+            _top(facts, node.orelse, guarded, last_marked)  # type: ignore[attr-defined]
+            _top(facts, node.finalbody, guarded, last_marked)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.If):
+            if _main_guard(node.test):
                 # Runs only as a script: binds nothing on import, its imports never
                 # run on import (checked as guarded ones: not at all).
-                below(node.body, True)
-                top(node.orelse, guarded)
-            elif isinstance(node, ast.If):
+                _below(facts, node.body, True)
+            else:
                 # Imports only type checkers run never fail at run time: not checked.
-                top(node.body, guarded or _type_checking(node.test))
-                top(node.orelse, guarded)
-            elif isinstance(node, ast.While):
-                top(node.body, guarded)
-                top(node.orelse, guarded)
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                loop = Facts()
-                _bind_target(loop, node.target)
-                facts.incidental.update(loop.defined - facts.defined)
-                facts.defined.update(loop.defined)
-                top(node.body, guarded)
-                top(node.orelse, guarded)
-            elif isinstance(node, (ast.With, ast.AsyncWith)):
-                for item in node.items:
-                    if item.optional_vars is not None:
-                        _bind_target(facts, item.optional_vars)
-                top(node.body, guarded)
-            elif isinstance(node, ast.Global):
-                facts.defined.update(node.names)
-            elif type(node).__name__ == "Match":
-                for case in node.cases:  # type: ignore[attr-defined]
-                    top(case.body, guarded)
-
-    top(tree.body, False)
-    return facts
+                inner = guarded or _type_checking(node.test)
+                _top(facts, node.body, inner, last_marked)
+            _top(facts, node.orelse, guarded, last_marked)
+        elif isinstance(node, ast.While):
+            _top(facts, node.body, guarded, last_marked)
+            _top(facts, node.orelse, guarded, last_marked)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            loop = Facts()
+            _bind_target(loop, node.target)
+            facts.incidental.update(loop.defined - defined)
+            defined.update(loop.defined)
+            _top(facts, node.body, guarded, last_marked)
+            _top(facts, node.orelse, guarded, last_marked)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    _bind_target(facts, item.optional_vars)
+            _top(facts, node.body, guarded, last_marked)
+        elif isinstance(node, ast.Global):
+            defined.update(node.names)
+        elif type(node).__name__ == "Match":
+            for case in node.cases:  # type: ignore[attr-defined]
+                _top(facts, case.body, guarded, last_marked)
 
 
 class Dynamic(NamedTuple):
@@ -586,6 +607,12 @@ def _encoding(data: bytes) -> str:
     return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
+def _parse_problem(path: str, exc: Exception) -> Problem:
+    """The problem of file *path*, which does not parse (*exc*)."""
+    syntax = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
+    return Problem(path, syntax.lineno or 1, syntax.offset or 1, f"does not parse: {syntax.msg}")
+
+
 class Source:
     """One Python file, read, decoded per PEP 263 and parsed once."""
 
@@ -647,10 +674,9 @@ class Source:
         try:
             self.tree = ast.parse(self.text, filename=path)
         except (SyntaxError, ValueError) as exc:  # ValueError: a null byte, on older Pythons
-            syntax = exc if isinstance(exc, SyntaxError) else SyntaxError(str(exc))
-            self.error = Problem(
-                path, syntax.lineno or 1, syntax.offset or 1, f"does not parse: {syntax.msg}"
-            )
+            # Not bound to a second name: the error's traceback holds this frame, and
+            # a name for it here would make a reference cycle.
+            self.error = _parse_problem(path, exc)
 
     def facts(self) -> Facts:
         """The facts of this file, extracted on first use."""
