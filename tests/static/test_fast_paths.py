@@ -17,6 +17,7 @@ import gc
 import io
 import os
 import random
+import sys
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,6 +126,9 @@ def test_hook_calls_are_those_of_a_walk_of_every_node() -> None:
         ('été = 1; spec("a")\nαspec("b")\n', [1]),
         ('x = spec \\\n  ("a")\n', [1]),
         ('x = 1\rspec("a")\r\ry = spec("b")\r', [2, 4]),
+        ('def f():\n    a = 1; spec("a")\n    b = 2; c = spec("b"); spec("c")\n', [2, 3, 3]),
+        ('try:\n    pass\nexcept E:\n    spec("a")\nfinally:\n    x = 1; spec("b")\n', [4, 6]),
+        ('class C(spec("a")):\n    @spec("b")\n    def f(self): return spec("c")\n', [1, 2, 3]),
     ],
 )
 def test_hook_calls_written_every_way(text: str, lines: list[int]) -> None:
@@ -132,6 +136,22 @@ def test_hook_calls_written_every_way(text: str, lines: list[int]) -> None:
     found = sorted(hook_calls(tree, text, ()))
     assert sorted(c.line for c in found) == lines
     assert found == _reference_calls(tree, frozenset(_DISPATCH_NAMES))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="match needs Python 3.10")
+def test_hook_calls_in_match_cases() -> None:
+    """Match cases have no lines of their own: each case is entered."""
+    text = (
+        'match spec("a"):\n'
+        '    case 1 if spec("b"):\n'
+        "        pass\n"
+        "    case _:\n"
+        '        x = 1; spec("c")\n'
+    )
+    tree = ast.parse(text)
+    found = hook_calls(tree, text, ())
+    assert [c.line for c in found] == [1, 2, 5]
+    assert sorted(found) == _reference_calls(tree, frozenset(_DISPATCH_NAMES))
 
 
 def _variants(text: str, rng: random.Random) -> Iterator[str]:

@@ -256,23 +256,42 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
 
 
 def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[ast.Call]) -> None:
-    count = len(lines)
-    for node in body:
-        first = getattr(node, "lineno", None)  # a match case has none: always entered
-        if first is not None:
+    """The calls of the statements of *body* that span one of the sorted *lines*."""
+    if not body:
+        return
+    if not hasattr(body[0], "end_lineno"):  # match cases have no lines: always entered
+        for node in body:
+            _enter(node, lines, found)
+        return
+    # A body's statements follow each other, so their last lines rise (two on one
+    # line, "a = 1; b = 2", share it): each line's statements are found by bisection.
+    ends = [node.end_lineno for node in body]  # type: ignore[attr-defined]
+    count, entered = len(ends), -1
+    for line in lines:
+        at = bisect.bisect_left(ends, line)
+        while at < count:
+            node = body[at]
+            first = node.lineno  # type: ignore[attr-defined]
             decorators = getattr(node, "decorator_list", None)
             if decorators:  # written above the def or class line
                 first = min(first, *(d.lineno for d in decorators))
-            at = bisect.bisect_left(lines, first)
-            if at == count or lines[at] > (getattr(node, "end_lineno", None) or first):
-                continue
-        parts, bodies = _fields_of(type(node))
-        for field in parts:
-            value = getattr(node, field, None)
-            if value is not None:
-                _expression_calls(value, found)
-        for field in bodies:
-            _statements_on(getattr(node, field, ()), lines, found)
+            if first > line:
+                break
+            if at > entered:
+                entered = at
+                _enter(node, lines, found)
+            at += 1
+
+
+def _enter(node: ast.AST, lines: Sequence[int], found: list[ast.Call]) -> None:
+    """The calls of *node*'s own expressions, and of its statements on *lines*."""
+    parts, bodies = _fields_of(type(node))
+    for field in parts:
+        value = getattr(node, field, None)
+        if value is not None:
+            _expression_calls(value, found)
+    for field in bodies:
+        _statements_on(getattr(node, field, ()), lines, found)
 
 
 def _expression_calls(value: object, found: list[ast.Call]) -> None:
