@@ -26,7 +26,10 @@ import pytest
 from conftest import scenario
 
 from flagtree_spec._discovery import same_tree
+from flagtree_spec._tools.check import layout
 from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_call, hook_calls
+from flagtree_spec._tools.model.finder import child_path
+from flagtree_spec._tools.model.model import load
 from flagtree_spec._tools.model.source import Facts, Source, _encoding, _extract, same_code
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -307,3 +310,37 @@ def test_reading_a_file_makes_no_cyclic_garbage() -> None:
         if was_enabled:
             gc.enable()
     assert found == 0
+
+
+def _walked_links(top: str) -> list[str]:
+    """The symlinks that ``os.walk`` lists below *top*, asked of ``os.path.islink``."""
+    return sorted(
+        os.path.join(folder, entry)
+        for folder, dirs, files in os.walk(top)
+        for entry in (*dirs, *files)
+        if os.path.islink(os.path.join(folder, entry))
+    )
+
+
+def test_symlinks_from_listings_are_those_of_os_walk(tmp_path: Path) -> None:
+    """FTS014 lists a spec root's symlinks from the model's listings: the same as
+    ``os.walk`` and ``islink``, a link to a folder not followed, broken links too."""
+    top = tmp_path / "root"
+    (top / "pkg" / "sub").mkdir(parents=True)
+    (top / "pkg" / "mod.py").write_text("x = 1\n")
+    (top / "pkg" / "link.py").symlink_to(top / "pkg" / "mod.py")
+    (top / "pkg" / "broken.py").symlink_to(top / "missing.py")
+    (top / "pkg" / "sub" / "a.py").write_text("")
+    (top / "folder_link").symlink_to(top / "pkg")
+    (top / "outside").symlink_to(ROOT / "fixtures")
+    model = load(repo=str(ROOT / "fixtures" / "check" / "fts014_symlink"), backends=["vendor"])
+    for folder in (str(top), str(ROOT / "fixtures")):
+        found = sorted(layout._links(model, folder))
+        assert found == _walked_links(folder)
+    assert len(_walked_links(str(top))) == 4
+
+
+@pytest.mark.parametrize("folder", ["", "/", "/a", "/a/", "a", "a/b", "//x"])
+def test_child_path_is_os_path_join(folder: str) -> None:
+    for name in ("m.py", "__init__.py", "pkg", ".hidden"):
+        assert child_path(folder, name) == os.path.join(folder, name)

@@ -21,20 +21,30 @@ __all__: list[str] = []
 class SymlinkLeavesSpecRoot(Rule):
     def model(self, model: Model) -> Iterator[Hit]:
         for spec_root in model.spec_roots:
-            for dirpath, dirnames, filenames in os.walk(spec_root.path):
-                for entry in sorted([*dirnames, *filenames]):
-                    path = os.path.join(dirpath, entry)
-                    if not os.path.islink(path):
-                        continue
-                    real = os.path.realpath(path)
-                    if real != spec_root.real and not real.startswith(spec_root.real + os.sep):
-                        yield Hit(
-                            path,
-                            1,
-                            1,
-                            f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
-                            "Python follows it, so copy the file in or remove the link",
-                        )
+            for path in _links(model, spec_root.path):
+                real = os.path.realpath(path)
+                if real != spec_root.real and not real.startswith(spec_root.real + os.sep):
+                    yield Hit(
+                        path,
+                        1,
+                        1,
+                        f"symlink leaves the spec root {spec_root.path}: it points to {real}; "
+                        "Python follows it, so copy the file in or remove the link",
+                    )
+
+
+def _links(model: Model, top: str) -> Iterator[str]:
+    """Every symlink below folder *top*, symlinked folders not followed (as
+    ``os.walk`` lists them), asked of the model's listings: no ``lstat`` each."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        listing = model.folder(folder)
+        for entry in sorted(listing.names):
+            if listing.is_link(entry):
+                yield os.path.join(folder, entry)
+            elif listing.is_dir(entry):
+                pending.append(os.path.join(folder, entry))
 
 
 @rule(

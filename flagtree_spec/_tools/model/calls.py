@@ -286,18 +286,22 @@ def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[as
 def _enter(node: ast.AST, lines: Sequence[int], found: list[ast.Call]) -> None:
     """The calls of *node*'s own expressions, and of its statements on *lines*."""
     parts, bodies = _fields_of(type(node))
+    pending: list[object] = []
     for field in parts:
         value = getattr(node, field, None)
-        if value is not None:
-            _expression_calls(value, found)
+        if type(value) is list:
+            pending.extend(value)
+        elif value is not None:
+            pending.append(value)
+    if pending:
+        _expression_calls(pending, found)
     for field in bodies:
         _statements_on(getattr(node, field, ()), lines, found)
 
 
-def _expression_calls(value: object, found: list[ast.Call]) -> None:
-    """Every call in *value* (a node or a list of them), in no particular order."""
-    no_call, call, fields_of = _NO_CALL, ast.Call, _fields_of
-    pending = value[:] if type(value) is list else [value]
+def _expression_calls(pending: list[object], found: list[ast.Call]) -> None:
+    """Every call in the nodes *pending* (emptied), in no particular order."""
+    no_call, call, fields = _NO_CALL, ast.Call, _FIELDS
     while pending:
         node = pending.pop()
         kind = type(node)
@@ -305,7 +309,8 @@ def _expression_calls(value: object, found: list[ast.Call]) -> None:
             continue
         if kind is call:
             found.append(node)  # type: ignore[arg-type]
-        for field in fields_of(kind)[0]:
+        known = fields.get(kind)
+        for field in (known or _fields_of(kind))[0]:
             inner = getattr(node, field, None)
             if type(inner) is list:
                 pending.extend(inner)

@@ -14,13 +14,32 @@ from typing import Callable, NamedTuple, Optional, Union
 
 from .source import Problem
 
-__all__ = ["COMPILED_SUFFIXES", "EXTENSION_SUFFIXES", "SUFFIXES", "Entry", "Folder", "Found"]
+__all__ = [
+    "COMPILED_SUFFIXES",
+    "EXTENSION_SUFFIXES",
+    "SUFFIXES",
+    "Entry",
+    "Folder",
+    "Found",
+    "child_path",
+]
 
 EXTENSION_SUFFIXES: tuple[str, ...] = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 # The path finder's loader order inside one folder: extension, source, bytecode.
 SUFFIXES: tuple[str, ...] = (*EXTENSION_SUFFIXES, ".py", ".pyc")
 # Any compiled file, whatever interpreter it was built for.
 COMPILED_SUFFIXES: tuple[str, ...] = (".so", ".pyd", ".pyc")
+
+
+def _posix_child(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder and folder[-1] != "/" else folder + name
+
+
+# os.path.join(folder, name) for a *name* from a directory listing (no separator
+# in it): on POSIX, without join's generality, which the model pays per file.
+child_path: Callable[[str, str], str] = (
+    _posix_child if os.sep == "/" and os.altsep is None else os.path.join
+)
 
 
 class Found(NamedTuple):
@@ -95,7 +114,7 @@ class Folder:
         """What ``FileFinder(self.path).find_spec(name)`` would find, without loading."""
         namespace = False
         if name in self.names and self.is_dir(name):
-            base = os.path.join(self.path, name)
+            base = child_path(self.path, name)
             init = self._open(base).init()
             if init is not None:
                 return Found("package", init, base)
@@ -103,20 +122,20 @@ class Folder:
         names = self.names
         for suffix in SUFFIXES:
             if name + suffix in names and self.is_file(name + suffix):
-                return Found("module", os.path.join(self.path, name + suffix), self.path)
+                return Found("module", child_path(self.path, name + suffix), self.path)
         if namespace:
-            return Found("namespace", None, os.path.join(self.path, name))
+            return Found("namespace", None, child_path(self.path, name))
         return None
 
     def init(self) -> Optional[str]:
         """The ``__init__`` file the path finder would run for this folder as a package."""
         for suffix in SUFFIXES:
             if self.is_file("__init__" + suffix):
-                return os.path.join(self.path, "__init__" + suffix)
+                return child_path(self.path, "__init__" + suffix)
         # None in the listing: the path finder tries each file by name (found so
         # in a folder that cannot be listed, or on a case-insensitive disk).
         for suffix in SUFFIXES:
-            path = os.path.join(self.path, "__init__" + suffix)
+            path = child_path(self.path, "__init__" + suffix)
             if os.path.isfile(path):
                 return path
         return None
@@ -143,7 +162,7 @@ class Folder:
         interpreter, a broken symlink (a :class:`Problem`: the path finder skips
         it silently), or nothing the path finder would look at.
         """
-        path = os.path.join(self.path, entry)
+        path = child_path(self.path, entry)
         if self.is_link(entry) and _is_link_loop(path):
             return Problem(path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link")
         for suffix in (*SUFFIXES, *COMPILED_SUFFIXES):

@@ -39,7 +39,7 @@ from ..._config import is_module_name, parse_stack, read_declaration, read_marke
 from ..._discovery import LEGACY, SpecRoot, _Finder, discover, explicit_roots
 from ..._errors import SpecError
 from .backends import Absent, absent_backends
-from .finder import Entry, Folder, Found
+from .finder import Entry, Folder, Found, child_path
 from .hooks import HookModule
 from .overrides import MirrorFile, mirror_file
 from .repo import RepoError, detect_repo
@@ -552,19 +552,19 @@ class Model:
             folder, base, seen = pending.pop()
             listing = self.folder(folder)
             for entry in sorted(listing.names):
-                path = os.path.join(folder, entry)
+                path = child_path(folder, entry)
                 if listing.is_dir(entry):
                     if not entry.isidentifier() or entry == "__pycache__":
-                        continue
-                    if skip and self._inside_spec_root(path):
                         continue
                     # Only a symlink can lead back: a folder's real path is otherwise
                     # its parent's real path and its name.
                     real = (
                         os.path.realpath(path)
                         if listing.is_link(entry)
-                        else os.path.join(seen[-1], entry)
+                        else child_path(seen[-1], entry)
                     )
+                    if skip and any(_under(real, r.real) for r in self.spec_roots):
+                        continue  # a spec root inside the trunk (_inside_spec_root)
                     if real in seen:
                         self.problem(
                             Problem(

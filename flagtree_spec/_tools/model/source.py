@@ -14,7 +14,8 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Iterator, Sequence
+import types
+from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple, Optional
 
 from ..._discovery import same_tree
@@ -407,7 +408,7 @@ class Dynamic(NamedTuple):
     """Hooks a module fetches by name in a loop (``for n in LIST: spec_func(n)``, or
     ``getattr(hooks, n)``/``hasattr(hooks, n)``), and its module-level literal lists."""
 
-    lists: dict[str, tuple[str, ...]]  # module-level NAME = [literal strings]
+    lists: Mapping[str, tuple[str, ...]]  # module-level NAME = [literal strings]
     # (list or attribute name, prefix, suffix) of each such loop: the hook fetched
     # is prefix + item + suffix (getattr(spec, "ext_" + n))
     looped: frozenset[tuple[str, str, str]]
@@ -492,7 +493,13 @@ def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
                 looped.add((name, prefix, suffix))
                 if name in aliases:
                     looped.add((aliases[name], prefix, suffix))
+    if not (lists or looped or names):
+        return _NO_DYNAMIC
     return Dynamic(lists, frozenset(looped), frozenset(names))
+
+
+# What most modules have: no literal list, no loop fetching hooks (shared, read only).
+_NO_DYNAMIC = Dynamic(types.MappingProxyType({}), frozenset(), frozenset())
 
 
 def _fetched_name(node: ast.expr, var: str) -> Optional[tuple[str, str]]:
@@ -707,7 +714,7 @@ class Source:
     def dynamic_hooks(self) -> Dynamic:
         """Hooks fetched by name in a loop, and this module's literal lists of names."""
         if self._dynamic is None:
-            self._dynamic = Dynamic({}, frozenset(), frozenset())
+            self._dynamic = _NO_DYNAMIC
             if self.tree is not None:
                 text = self.text
                 loops = "for " in text and (
