@@ -119,9 +119,10 @@ def parse_module_names(value: str, what: str) -> tuple[str, ...]:
 
 def is_module_name(name: str) -> bool:
     """Return whether *name* is a dotted module name such as ``runtime.jit``."""
-    return all(
-        part and part[0] in _LETTERS and _IDENT_CHARS.issuperset(part) for part in name.split(".")
-    )
+    for part in name.split("."):
+        if not part or part[0] not in _LETTERS or not _IDENT_CHARS.issuperset(part):
+            return False
+    return True
 
 
 def is_backend_name(name: str) -> bool:

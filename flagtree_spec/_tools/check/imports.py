@@ -169,14 +169,16 @@ class UndefinedImport(Rule):
                     yield Hit(module.file, line, col, _what(target, name, why))
                 yield from self.inherited(model, module, source)
                 continue
-            imports = list(source.imports(package))
             # Trunk files are not needed again as trees; keeping thousands of
             # them alive makes the cyclic garbage collector rescan them.
             source.release()
-            for imp in imports:
-                if imp.guarded or imp.module.partition(".")[0] != model.root:
+            for level, written, names, line, _, guarded in source.facts().imports:
+                if guarded:
                     continue
-                loads = model.resolve(imp.module)
+                imported = resolve_relative(level, written, package)
+                if imported is None or imported.partition(".")[0] != model.root:
+                    continue
+                loads = model.resolve(imported)
                 if loads.file is None or not loads.file.endswith(".py"):
                     continue
                 if loads.origin is None:
@@ -187,12 +189,12 @@ class UndefinedImport(Rule):
                 facts = other.facts()
                 if facts.defines_all:
                     continue
-                for name in imp.names:
+                for name in names:
                     if name == "*" or name in facts.defined:
                         continue
-                    if model.resolve(f"{imp.module}.{name}").kind != "missing":
+                    if model.resolve(f"{imported}.{name}").kind != "missing":
                         continue  # a submodule
-                    where = f"{module.file}:{imp.line}"
+                    where = f"{module.file}:{line}"
                     reported.setdefault((loads.file, name), []).append(where)
         for spec_root, hooks in model.hook_modules():
             if hooks.broken is not None and hooks.broken[3].startswith("'from"):

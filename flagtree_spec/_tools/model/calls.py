@@ -134,7 +134,10 @@ def dispatchers(tree: ast.Module) -> dict[str, Dispatch]:
     found: dict[str, Dispatch] = {}
     _dispatchers_in(tree.body, found, set())
     # for_root(...) bound to a name first: "spec = for_root('R').spec" written with it.
-    return {k: v for k, v in found.items() if v[0] != "for_root_function"}
+    for name, why in list(found.items()):
+        if why[0] == "for_root_function":
+            del found[name]
+    return found
 
 
 def _for_root_attribute(value: ast.expr) -> bool:
@@ -152,10 +155,19 @@ def _for_root_attribute(value: ast.expr) -> bool:
     )
 
 
+# The statements that may bind a dispatcher, or hold statements that may.
+_BINDING_STATEMENTS = frozenset(
+    {ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.If, ast.Try}
+)
+
+
 def _dispatchers_in(
     body: Sequence[ast.stmt], found: dict[str, Dispatch], forwarders: set[str]
 ) -> None:
+    binding = _BINDING_STATEMENTS
     for node in body:
+        if type(node) not in binding:
+            continue
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 bound = alias.asname or alias.name
@@ -171,7 +183,7 @@ def _dispatchers_in(
                 else:
                     found.pop(bound, None)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if _forwards(node):
+            if node.args.vararg is not None and node.args.kwarg is not None and _forwards(node):
                 forwarders.add(node.name)
                 if node.name == "spec":
                     found[node.name] = ("forwarder", "")
@@ -181,8 +193,7 @@ def _dispatchers_in(
             target, value = node.targets[0], node.value
             if not isinstance(target, ast.Name):
                 continue
-            if _for_root_attribute(value):
-                assert isinstance(value, ast.Attribute)
+            if isinstance(value, ast.Attribute) and _for_root_attribute(value):
                 found[target.id] = ("for_root", value.attr)
             elif isinstance(value, ast.Name) and value.id in forwarders:
                 found[target.id] = ("forwarder", "")
@@ -386,9 +397,16 @@ def hook_call(node: ast.Call, wanted: frozenset[str]) -> Optional[HookCall]:
     else:
         return None
     rest = node.args[1:]
-    unpacked = any(isinstance(a, ast.Starred) for a in rest) or any(
-        k.arg is None for k in node.keywords
-    )
+    unpacked = False
+    for arg in rest:
+        if isinstance(arg, ast.Starred):
+            unpacked = True
+    keywords = []
+    for keyword in node.keywords:
+        if keyword.arg is None:  # **kwargs
+            unpacked = True
+        else:
+            keywords.append(keyword.arg)
     return HookCall(
         node.args[0].value,
         node.lineno,
@@ -396,6 +414,6 @@ def hook_call(node: ast.Call, wanted: frozenset[str]) -> Optional[HookCall]:
         callee,
         attribute,
         len(rest),
-        tuple(k.arg for k in node.keywords if k.arg is not None),
+        tuple(keywords),
         unpacked,
     )

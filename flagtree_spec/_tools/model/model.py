@@ -122,6 +122,10 @@ class Model:
         self.mirrors: list[tuple[SpecRoot, str]] = [
             (r, os.path.normpath(os.path.abspath(r.mirror))) for r in self.spec_roots if r.mirror
         ]
+        # Whether a declaration excludes names, and whether a package resolved so far
+        # excludes some with its spec_path call: without either, nothing is dropped.
+        self._declared_exclusions = any(r.exclude for r, _ in self.mirrors)
+        self._call_exclusions = False
         self.problems: list[Problem] = []
         # Backends named on the command line that have no spec root (see .backends).
         self.absent: list[Absent] = []
@@ -270,6 +274,8 @@ class Model:
 
     def dropped(self, name: str) -> list[str]:
         """The mirror folders that may not provide *name* (its exclusions)."""
+        if not (self._call_exclusions or self._declared_exclusions):
+            return []
         if self.user_excluded(name):
             return [m for _, m in self.mirrors]
         return [m for r, m in self.mirrors if self._declaration_excludes(name, r)]
@@ -299,7 +305,9 @@ class Model:
         if parent.kind == "module":
             return self._missing(name, f"its parent {parent.name} is a module, not a package")
         drop = self.dropped(name)
-        entries = [e for e in parent.path if not any(_under(e, m) for m in drop)]
+        entries = (
+            [e for e in parent.path if not any(_under(e, m) for m in drop)] if drop else parent.path
+        )
         last = parts[-1]
         chain, portions = self._find(entries, last)
         early: Optional[Early] = None
@@ -342,7 +350,7 @@ class Model:
                 )
             return self._missing(name, "no folder on its parent's __path__ has it")
         first = chain[0]
-        below = tuple(h.file for h in chain[1:] if h.file)
+        below = tuple(h.file for h in chain[1:] if h.file) if len(chain) > 1 else ()
         if first.kind == "module":
             assert first.file is not None
             return Module(
@@ -493,6 +501,7 @@ class Model:
                 name, "package", init, tuple(below), origin, (folder,), trunk, False, (), ""
             )
         exclude = tuple(f"{name}.{e}" for e in call.exclude)
+        self._call_exclusions = self._call_exclusions or bool(exclude)
         path0 = [folder]
         candidates = {os.path.normpath(os.path.join(m, *rel)) for _, m in self.mirrors}
         recorded = [e for e in path0 if os.path.normpath(e) not in candidates]
