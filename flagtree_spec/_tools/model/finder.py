@@ -165,34 +165,41 @@ class Folder:
         path = child_path(self.path, entry)
         if self.is_link(entry) and _is_link_loop(path):
             return Problem(path, 1, 1, f"symlink loop: {path} cannot be resolved; remove the link")
-        for suffix in (*SUFFIXES, *COMPILED_SUFFIXES):
-            if not entry.endswith(suffix):
-                continue
-            stem = entry[: -len(suffix)]
-            if stem.isidentifier() and self.is_file(entry):
-                name = base if stem == "__init__" else f"{base}.{stem}"
-                return Entry(name, path, "init" if stem == "__init__" else "file")
-            if (
-                suffix in COMPILED_SUFFIXES
-                and stem.partition(".")[0].isidentifier()
-                and self.is_file(entry)
-            ):
-                # Built for another interpreter or platform: this Python
-                # skips it, another one loads it (FTS011 either way).
-                stem = stem.partition(".")[0]
-                name = base if stem == "__init__" else f"{base}.{stem}"
-                return Entry(name, path, "compiled")
-            if stem.isidentifier() and self.is_link(entry):
-                # The module it names would load from somewhere else, or not at all.
-                return Problem(
-                    path,
-                    1,
-                    1,
-                    f"dangling symlink: {path} points to {os.readlink(path)}, which does not "
-                    "exist, so Python skips it; fix or remove the link",
-                )
+        # The first of the path finder's suffixes (then other builds') that it ends with.
+        suffix = ".py" if entry.endswith(".py") else _suffix_of(entry)
+        if suffix is None:
             return None
+        stem = entry[: -len(suffix)]
+        if stem.isidentifier() and self.is_file(entry):
+            name = base if stem == "__init__" else f"{base}.{stem}"
+            return Entry(name, path, "init" if stem == "__init__" else "file")
+        if (
+            suffix in COMPILED_SUFFIXES
+            and stem.partition(".")[0].isidentifier()
+            and self.is_file(entry)
+        ):
+            # Built for another interpreter or platform: this Python
+            # skips it, another one loads it (FTS011 either way).
+            stem = stem.partition(".")[0]
+            name = base if stem == "__init__" else f"{base}.{stem}"
+            return Entry(name, path, "compiled")
+        if stem.isidentifier() and self.is_link(entry):
+            # The module it names would load from somewhere else, or not at all.
+            return Problem(
+                path,
+                1,
+                1,
+                f"dangling symlink: {path} points to {os.readlink(path)}, which does not "
+                "exist, so Python skips it; fix or remove the link",
+            )
         return None
+
+
+def _suffix_of(entry: str) -> Optional[str]:
+    for suffix in (*SUFFIXES, *COMPILED_SUFFIXES):
+        if entry.endswith(suffix):
+            return suffix
+    return None
 
 
 def _enterable(path: str) -> bool:

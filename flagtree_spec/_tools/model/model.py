@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import operator
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -90,6 +91,10 @@ class Module(NamedTuple):
     # Why it loads from its package's own folder although a mirror has it: its
     # package's __init__ imports it before calling spec_path.
     early: Optional[Early] = None
+
+
+# The sort key of dotted names, parents first: their parts.
+_dotted = operator.methodcaller("split", ".")
 
 
 def _under(path: str, folder: str) -> bool:
@@ -606,7 +611,7 @@ class Model:
                 for e in self.tree(top)
                 if e.kind != "compiled" and (e.kind != "init" or e.name != self.root)
             )
-        self._names = sorted(found, key=lambda n: n.split("."))
+        self._names = sorted(found, key=_dotted)
         return list(self._names)
 
     def modules(self) -> list[Module]:
