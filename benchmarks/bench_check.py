@@ -89,7 +89,7 @@ def interleaved(base: str) -> tuple[float, float, float, float]:
     parses, checks = [], []
     for _ in range(REPEATS):
         # Neither side pays for collecting what the other left (the collector
-        # stays on while each runs, as it does in use).
+        # stays on while each runs, as it does in use; check pauses it itself).
         gc.collect()
         start = time.perf_counter()
         parse_all(base)

