@@ -236,8 +236,12 @@ _SCALARS = frozenset(
     | {"is_async", "simple", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"}
 )
 # The fields that hold statements (or except handlers and match cases, which
-# hold statements in turn).
+# hold statements in turn), in the nodes that hold statements.  An expression's
+# "body" or "orelse" (x if c else y, lambda: x) is an expression.
 _BODY_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_HOLD_STATEMENTS: tuple[type, ...] = tuple(
+    getattr(ast, name) for name in ("stmt", "excepthandler", "match_case") if hasattr(ast, name)
+)
 # Per node type: the other fields that may hold a call, and the body fields.
 _FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
@@ -246,9 +250,10 @@ def _fields_of(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     found = _FIELDS.get(kind)
     if found is None:
         names = [f for f in getattr(kind, "_fields", ()) if f not in _SCALARS]
+        bodies = _BODY_FIELDS if issubclass(kind, _HOLD_STATEMENTS) else frozenset()
         found = _FIELDS[kind] = (
-            tuple(f for f in names if f not in _BODY_FIELDS),
-            tuple(f for f in names if f in _BODY_FIELDS),
+            tuple(f for f in names if f not in bodies),
+            tuple(f for f in names if f in bodies),
         )
     return found
 
@@ -263,7 +268,14 @@ def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
     """
     found: list[ast.Call] = []
     _statements_on(tree.body, lines, found)
-    return found
+    # A statement is walked whole once one of its lines is one of *lines*: keep
+    # the calls that span one of them, whatever else their statement holds.
+    kept = []
+    for call in found:
+        at = bisect.bisect_left(lines, call.lineno)
+        if at < len(lines) and lines[at] <= (call.end_lineno or call.lineno):
+            kept.append(call)
+    return kept
 
 
 def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[ast.Call]) -> None:
