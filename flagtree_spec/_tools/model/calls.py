@@ -259,8 +259,8 @@ def _fields_of(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
-    """The calls in *tree* within the statements whose lines include one of the
-    sorted *lines* (a superset of the calls written on those lines).
+    """The calls in *tree* that span one of the sorted *lines* (a superset of the
+    calls written on those lines).
 
     A call ``spec(...)`` spans the line where its name is written, so only the
     statements around those lines are walked, down to the innermost one: a
