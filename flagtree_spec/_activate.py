@@ -128,6 +128,10 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
             ):
                 _path.ExcludeFinder.disable()
         _state.refresh_dispatch()
+        for name in sorted(changed):
+            restored = _state.known_root(name)
+            if restored is not None:
+                _state.sync_marker_module(restored)
         # The path finder's negative entries too: the cache is as it was before,
         # and each finder in it forgets what it listed while the body ran.
         importlib.invalidate_caches()
@@ -226,6 +230,8 @@ def activate(
                 _path.ExcludeFinder.enable()
         _state.refresh_dispatch()
         importlib.invalidate_caches()
+        for state in new.values():
+            _state.sync_marker_module(state)
     return Activation(saved)
 
 

@@ -52,7 +52,10 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     except Exception as exc:
         _start_at_user_code(exc)
         error = SpecImportError(
-            f"the hook module of {who} ({root.hooks}) failed to import: {type(exc).__name__}: {exc}"
+            f"the hook module of {who} ({root.hooks}) failed to import: "
+            f"{type(exc).__name__}: {exc}",
+            name=name,
+            path=root.hooks,
         )
         _failures[name] = error
         _failure_causes[name] = exc
@@ -62,7 +65,9 @@ def import_hook_module(root: SpecRoot) -> ModuleType:
     if not isinstance(where, str) or os.path.realpath(where) != os.path.realpath(root.hooks):
         error = SpecImportError(
             f"the hook module of {who} is {root.hooks}, but importing it as "
-            f"{name!r} loaded {where!r}; a mirror tree or another package shadows that name"
+            f"{name!r} loaded {where!r}; a mirror tree or another package shadows that name",
+            name=name,
+            path=root.hooks,
         )
         _failures[name] = error
         raise error
@@ -93,7 +98,8 @@ _INTERNAL = frozenset(
 
 
 def _new_failure(name: str) -> SpecImportError:
-    error = SpecImportError(*_failures[name].args)
+    first = _failures[name]
+    error = SpecImportError(*first.args, name=first.name, path=first.path)
     error.__cause__ = _failure_causes.get(name)
     return error
 

@@ -3,7 +3,7 @@
 Each command lives in the module of its concept and registers itself here
 through an ``add_commands(subparsers)`` function: ``run`` and ``autostart``
 in the runtime (``_run``), the offline commands in ``_tools.cli``
-(``commands`` and ``upgrade``) and ``_tools.migrate.cli``.
+(``commands``, ``upgrade`` and ``adopt``) and ``_tools.migrate.cli``.
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _run.add_commands(commands)
     if tools:
+        from ._tools.cli import adopt as adopt_command
         from ._tools.cli import commands as static_commands
         from ._tools.cli import upgrade as upgrade_commands
 
         static_commands.add_commands(commands)
         upgrade_commands.add_commands(commands)
+        adopt_command.add_commands(commands)
     return parser
 
 

@@ -401,6 +401,8 @@ def read_declaration(spec_root: str) -> Optional[Declaration]:
         value = raw.get(key)
         if value is None:
             return None
+        if key == "mirror" and value == "":
+            return os.curdir  # the spec root itself: a flat mirror tree
         if not isinstance(value, str) or not value.strip():
             raise bad(f"{key!r} must be a relative path or null, not {value!r}")
         norm = os.path.normpath(value)

@@ -43,6 +43,8 @@ class SpecRoot(NamedTuple):
     package (``None`` when there is none), ``hooks`` the hook module's file
     (a package's ``__init__.py`` when ``hooks_package``) and ``hook_name`` the
     module name it is imported under.  ``exclude`` holds full dotted names.
+    ``mirror_rule`` and ``hooks_rule`` say which rule of discovery chose the
+    mirror tree and the hook module (what ``flagtree-spec status`` prints).
     """
 
     path: str
@@ -55,6 +57,8 @@ class SpecRoot(NamedTuple):
     hook_name: Optional[str]
     exclude: frozenset[str]
     declaration: Optional[str]
+    mirror_rule: str = ""
+    hooks_rule: str = ""
 
 
 class Discovery(NamedTuple):
@@ -92,12 +96,14 @@ class HookModule(NamedTuple):
     ``file`` is the hook module's file (a package's ``__init__.py`` when
     ``package``), or ``None`` when the spec root has none.  ``stray`` is
     ``<spec root>/R/__init__.py`` when that file exists but is not the hook
-    module because it is a copy of the trunk's root ``__init__.py``.
+    module because it is a copy of the trunk's root ``__init__.py``.  ``rule``
+    says which rule of :func:`hook_module_of` decided.
     """
 
     file: Optional[str]
     package: bool
     stray: Optional[str] = None
+    rule: str = ""
 
 
 def hook_module_of(
@@ -134,33 +140,45 @@ def hook_module_of(
     the hook module.
     """
     if kind == LEGACY:
-        return HookModule(None, False)
+        return HookModule(None, False, rule="a whole-tree copy has no hook module")
     if decl is not None and "hooks" in decl.given:
         if decl.hooks is None:
-            return HookModule(None, False)
+            return HookModule(None, False, rule="the declaration says hooks: null")
         target = os.path.join(spec_root, decl.hooks)
+        rule = f"the declaration says hooks: {decl.hooks!r}"
         if os.path.isdir(target) and os.path.isfile(os.path.join(target, "__init__.py")):
-            return HookModule(os.path.join(target, "__init__.py"), True)
+            return HookModule(os.path.join(target, "__init__.py"), True, rule=rule)
         if os.path.isfile(target) and target.endswith(".py"):
-            return HookModule(target, os.path.basename(target) == "__init__.py")
+            return HookModule(target, os.path.basename(target) == "__init__.py", rule=rule)
         raise SpecConfigError(
             f"backend declaration {decl.path}: hooks {decl.hooks!r} is neither a .py "
             "file nor a package folder with an __init__.py"
         )
     init = os.path.join(spec_root, "__init__.py")
     if os.path.isfile(init):
-        return HookModule(init, True)
+        return HookModule(init, True, rule="the spec root's own __init__.py, tried first")
     if kind not in CONVENTION_KINDS:
-        return HookModule(None, False)
+        return HookModule(None, False, rule="no __init__.py in the spec root")
     candidate = os.path.join(spec_root, root, "__init__.py")
     if not os.path.isfile(candidate):
-        return HookModule(None, False)
+        return HookModule(
+            None, False, rule=f"no __init__.py in the spec root or in its {root}/ folder"
+        )
     if _same_module(candidate, os.path.join(rdir, "__init__.py")):
         logger.debug(
             "%s is a copy of the trunk's root __init__.py, not a hook module; ignored", candidate
         )
-        return HookModule(None, False, candidate)
-    return HookModule(candidate, True)
+        return HookModule(
+            None,
+            False,
+            candidate,
+            rule=f"{root}/__init__.py is a copy of the trunk's root __init__.py, not hooks",
+        )
+    return HookModule(
+        candidate,
+        True,
+        rule=f"FlagTree's convention {root}/__init__.py: the spec root has no __init__.py",
+    )
 
 
 def _same_module(path: str, trunk: str) -> bool:
@@ -340,43 +358,59 @@ class _Finder:
     ) -> SpecRoot:
         real = os.path.realpath(path)
         mirror: Optional[str]
+        r = self.root
         if kind == LEGACY:
-            copy = os.path.join(path, self.root)
+            copy = os.path.join(path, r)
+            found = os.path.isdir(copy)
             return SpecRoot(
                 path,
                 real,
                 backend,
                 kind,
-                copy if os.path.isdir(copy) else None,
+                copy if found else None,
                 None,
                 False,
                 None,
                 frozenset(),
                 None,
+                f"the whole-tree copy's {r}/ folder" if found else f"no {r}/ folder in the copy",
+                "a whole-tree copy has no hook module",
             )
         if decl is not None and "mirror" in decl.given:
-            mirror = None if decl.mirror is None else os.path.join(path, decl.mirror)
+            if decl.mirror is None:
+                mirror, mirror_rule = None, "the declaration says mirror: null"
+            else:
+                # "" and "." name the spec root itself: a flat mirror, with no "/./" in paths.
+                mirror = path if decl.mirror == os.curdir else os.path.join(path, decl.mirror)
+                mirror_rule = f"the declaration says mirror: {decl.mirror!r}"
             if mirror is not None and not os.path.isdir(mirror):
                 raise SpecConfigError(
                     f"backend declaration {decl.path}: mirror {decl.mirror!r} is not a directory"
                 )
+        elif os.path.isdir(os.path.join(path, r)):
+            mirror, mirror_rule = os.path.join(path, r), f"the spec root's {r}/ folder"
+        elif kind == "installed-alt":
+            # FlagTree's <Rdir>/spec/B mirrors R itself (spec/B/runtime/jit.py overrides
+            # R.runtime.jit) unless it holds a folder R (spec/B/R/runtime/jit.py).
+            mirror = path
+            mirror_rule = f"flat: the spec root mirrors {r} itself (it holds no {r}/ folder)"
         else:
-            mirror = os.path.join(path, self.root)
-            if not os.path.isdir(mirror):
-                mirror = None
-        hooks, package, _ = hook_module_of(path, kind, self.root, self.rdir, decl)
-        exclude = frozenset(f"{self.root}.{name}" for name in (decl.exclude if decl else ()))
+            mirror, mirror_rule = None, f"no {r}/ folder in the spec root"
+        hooks = hook_module_of(path, kind, r, self.rdir, decl)
+        exclude = frozenset(f"{r}.{name}" for name in (decl.exclude if decl else ()))
         return SpecRoot(
             path,
             real,
             backend,
             kind,
             mirror,
-            hooks,
-            package,
-            self.hook_name(path, kind, backend, hooks, package),
+            hooks.file,
+            hooks.package,
+            self.hook_name(path, kind, backend, hooks.file, hooks.package),
             exclude,
             decl.path if decl else None,
+            mirror_rule,
+            hooks.rule,
         )
 
     def hook_name(

@@ -13,12 +13,15 @@ class SpecConfigError(SpecError):
     """The configuration (environment, markers, declarations, entry points) is invalid."""
 
 
-class SpecImportError(SpecError):
+class SpecImportError(SpecError, ImportError):
     """A backend's hook module failed to import.
 
-    Deliberately *not* an :class:`ImportError`: trunk code that guards an
-    optional import with ``except ImportError`` must not swallow a broken
-    backend.  The original exception is chained as ``__cause__``.
+    Both a :class:`SpecError` and an :class:`ImportError`: FlagTree's trunk
+    code guards hook calls with ``except ImportError`` (its own spec file
+    treated a hook module that fails to import as "no hook"), and that code
+    must keep working.  Catch :class:`SpecImportError` (or :class:`SpecError`)
+    to tell a broken backend from a missing optional module.  The original
+    exception is chained as ``__cause__``; ``name`` is the hook module's name.
     """
 
 

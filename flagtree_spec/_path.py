@@ -165,9 +165,19 @@ def spec_path(
     call.  With no backend and no spec root nothing on disk is touched (the
     first call for a root package only looks for its build-time markers).
     """
+    return overlay(path, name, exclude, sys._getframe(1))
+
+
+def overlay(
+    path: MutableSequence[str],
+    name: Optional[str],
+    exclude: Iterable[str],
+    frame: Optional[FrameType],
+) -> list[str]:
+    """:func:`spec_path` for a caller whose frame is *frame* (a forwarding module's caller)."""
     module: Optional[ModuleType]
     if name is None:
-        name, module = _package_name(path, sys._getframe(1))
+        name, module = _package_name(path, frame)
     elif not isinstance(name, str) or not is_module_name(name):
         raise SpecError(f"spec_path(name={name!r}): give a dotted package name like 'pkg.sub'")
     else:
@@ -208,6 +218,7 @@ def spec_path(
     if extra_names:
         logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
     settle(package, state)
+    _state.sync_marker_module(_state.state_of(root))
     if state.specialised:
         _editable.report(root)
     return list(package.mirrors)

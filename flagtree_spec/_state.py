@@ -31,7 +31,15 @@ from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
 
-__all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_of", "switch"]
+__all__ = [
+    "RootState",
+    "lock",
+    "refresh_dispatch",
+    "root_dir",
+    "state_of",
+    "switch",
+    "sync_marker_module",
+]
 
 # Guards the bookkeeping of the state and nothing else: it is held only for a few
 # dictionary and list operations (and stat calls), never while a module is imported, a
@@ -69,6 +77,8 @@ class RootState:
         "disabled",
         "dropped",
         "generation",
+        "marker_own",
+        "marker_value",
         "rdir",
         "root",
         "source",
@@ -86,6 +96,7 @@ class RootState:
         found: Discovery,
         disabled: tuple[str, ...] = (),
         generation: int = 0,
+        marker_own: str = "",
     ) -> None:
         self.generation = generation
         self.root = root
@@ -103,6 +114,11 @@ class RootState:
                 self.dropped[name] = (*self.dropped.get(name, ()), spec_root.mirror)
         # Modules of this root named by FLAGTREE_SPEC_DISABLE, read with the rest of the state.
         self.disabled = tuple(n for n in disabled if n.partition(".")[0] == root)
+        # FlagTree's marker module R._flagtree_backend, which FlagTree's trunk reads itself:
+        # the FLAGTREE_BACKEND it computes from the build's marker (marker_own), and the
+        # one this state makes it hold (see sync_marker_module).
+        self.marker_own = marker_own
+        self.marker_value = ",".join(stack)
 
     @property
     def specialised(self) -> bool:
@@ -168,14 +184,21 @@ def _compute(root: str, generation: int = -1) -> RootState:
         os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE"
     )
     stack: tuple[str, ...]
+    if override is None:
+        stack, source, marker = _from_environment(rdir)
+    else:
+        stack, source = override.stack, "activate()"
+        try:
+            marker = _marker(rdir, True)
+        except SpecConfigError:  # FLAGTREE_SPEC_STRICT=1: activate() decides, not the marker
+            marker = None
+    own = ",".join(marker.stack) if marker is not None else ""
     if override is not None and override.spec_roots is not None:
         found = Discovery((), explicit_roots(root, rdir, override.spec_roots))
-        state = RootState(root, rdir, (), "activate(spec_roots=...)", found, disabled, generation)
+        state = RootState(
+            root, rdir, (), "activate(spec_roots=...)", found, disabled, generation, own
+        )
     else:
-        if override is not None:
-            stack, source = override.stack, "activate()"
-        else:
-            stack, source = _from_environment(rdir)
         found = discover(
             root,
             rdir,
@@ -184,7 +207,7 @@ def _compute(root: str, generation: int = -1) -> RootState:
             strict=env_flag("FLAGTREE_SPEC_STRICT"),
             named_by=_NAMED_BY.get(source),
         )
-        state = RootState(root, rdir, stack, source, found, disabled, generation)
+        state = RootState(root, rdir, stack, source, found, disabled, generation, own)
     logger.debug(
         "root package %s: backend stack %s (%s); spec roots: %s",
         root,
@@ -199,13 +222,13 @@ def _compute(root: str, generation: int = -1) -> RootState:
 _NAMED_BY = {"activate()": "activate()", "FLAGTREE_BACKEND": "FLAGTREE_BACKEND"}
 
 
-def _from_environment(rdir: str) -> tuple[tuple[str, ...], str]:
+def _from_environment(rdir: str) -> tuple[tuple[str, ...], str, Optional[Marker]]:
     value = os.environ.get("FLAGTREE_BACKEND", "")
     marker = _marker(rdir, bool(value.strip()))
     if value.strip():
         stack = parse_stack(value, "FLAGTREE_BACKEND")
         if value.strip() == "none":
-            return (), "FLAGTREE_BACKEND=none"
+            return (), "FLAGTREE_BACKEND=none", marker
         if (
             marker is not None
             and marker.stack != stack
@@ -217,10 +240,10 @@ def _from_environment(rdir: str) -> tuple[tuple[str, ...], str]:
                 "package was built for that backend. Unset FLAGTREE_BACKEND, or set "
                 "FLAGTREE_SPEC_ALLOW_MISMATCH=1 if you really mean it"
             )
-        return stack, "FLAGTREE_BACKEND"
+        return stack, "FLAGTREE_BACKEND", marker
     if marker is not None:
-        return marker.stack, f"marker {marker.path}"
-    return (), "no backend set"
+        return marker.stack, f"marker {marker.path}", marker
+    return (), "no backend set", None
 
 
 # Unreadable markers already reported on stderr, by folder: once per process.
@@ -286,6 +309,36 @@ def _resolve(root: str) -> RootState:
         elif current.generation < fresh.generation:
             _roots[root] = fresh
             refresh_dispatch()
+
+
+def sync_marker_module(state: RootState) -> None:
+    """Make FlagTree's marker module ``R._flagtree_backend`` name *state*'s backend stack.
+
+    FlagTree's trunk reads ``R._flagtree_backend.FLAGTREE_BACKEND`` itself (to
+    pick code paths per backend), a value its module computes from the build's
+    marker file; the library's backend can also come from ``FLAGTREE_BACKEND``
+    in the environment (``none`` included) or ``activate()``.  So that the two
+    never disagree in one process, the module's ``FLAGTREE_BACKEND`` is set to
+    the library's stack (``"a,b"``, ``""`` for none) where they differ.  The
+    module is imported for that only when it must change and its root package
+    is being imported already; it is never executed to *read* the marker.
+    Called with no lock held, from ``spec_path`` and ``activate()``.
+    """
+    name = state.root + "._flagtree_backend"
+    module = sys.modules.get(name)
+    if module is None:
+        if state.marker_value == state.marker_own or state.root not in sys.modules:
+            return
+        if not os.path.isfile(os.path.join(state.rdir, "_flagtree_backend.py")):
+            return
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # the trunk's own import of it will report it
+            logger.debug("cannot import %s to set its FLAGTREE_BACKEND: %r", name, exc)
+            return
+    if getattr(module, "FLAGTREE_BACKEND", None) != state.marker_value:
+        logger.debug("%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source)
+        setattr(module, "FLAGTREE_BACKEND", state.marker_value)  # noqa: B010
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -32,7 +32,7 @@ def test_architecture_doc_has_a_table_per_tool_folder_naming_each_of_its_modules
     text = _text()
     assert f"`{PACKAGE.name}/_tools/`" in text
     folders = sorted(p for p in TOOLS.iterdir() if (p / "__init__.py").is_file())
-    assert [f.name for f in folders] == ["check", "cli", "migrate", "model", "upgrade"]
+    assert [f.name for f in folders] == ["adopt", "check", "cli", "migrate", "model", "upgrade"]
     for folder in folders:
         heading = f"### `_tools/{folder.name}/`"
         assert heading in text, heading

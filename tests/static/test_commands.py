@@ -293,8 +293,8 @@ def test_status_text_shows_auto_mode_exclusions_and_declaration(
         "backend stack vendor  (--backend)",
         "mode          auto (every package is specialised)",
         f"spec root 1   {root}  [vendor, source]",
-        f"  mirror      {root / 'exclpkg'}",
-        "  hooks       none",
+        f"  mirror      {root / 'exclpkg'}  (the spec root's exclpkg/ folder)",
+        "  hooks       none  (no __init__.py in the spec root or in its exclpkg/ folder)",
         "  exclude     exclpkg._C",
         f"  declaration {root / 'flagtree_spec.json'}",
     ]

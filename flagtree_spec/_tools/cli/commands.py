@@ -66,6 +66,8 @@ def _status(args: argparse.Namespace) -> int:
             "mirror": None if r.mirror is None else os.path.abspath(r.mirror),
             "hooks": None if r.hooks is None else os.path.abspath(r.hooks),
             "hook_module": r.hook_name,
+            "mirror_rule": r.mirror_rule,
+            "hooks_rule": r.hooks_rule,
             "exclude": sorted(r.exclude),
             "declaration": r.declaration,
         }
@@ -93,8 +95,11 @@ def _status(args: argparse.Namespace) -> int:
         print("spec roots    none: nothing is specialised")
     for i, r in enumerate(roots, 1):
         print(f"spec root {i}   {r['path']}  [{r['backend'] or 'no backend'}, {r['kind']}]")
-        print(f"  mirror      {r['mirror'] or 'none'}")
-        hooks = f"{r['hooks']}  (imported as {r['hook_module']})" if r["hooks"] else "none"
+        print(f"  mirror      {r['mirror'] or 'none'}  ({r['mirror_rule']})")
+        if r["hooks"]:
+            hooks = f"{r['hooks']}  (imported as {r['hook_module']}; {r['hooks_rule']})"
+        else:
+            hooks = f"none  ({r['hooks_rule']})"
         print(f"  hooks       {hooks}")
         if r["exclude"]:
             print(f"  exclude     {', '.join(r['exclude'])}")

@@ -10,5 +10,6 @@
 * ``hooks``, ``hook_exec``: which hooks a hook module and its fragments define;
 * ``backends``: named backends that have no spec root;
 * ``repo``: the root package of a checkout whose ``python/`` holds several;
-* ``settings``: the ``[tool.flagtree-spec]`` table of ``pyproject.toml``.
+* ``settings``: the ``[tool.flagtree-spec]`` table of ``pyproject.toml``;
+* ``flagtree``: FlagTree's own spec file, which variant it is, read from syntax.
 """

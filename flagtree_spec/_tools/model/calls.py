@@ -103,7 +103,8 @@ class HookCall(NamedTuple):
 # another module that may be one of these.
 Dispatch = tuple[object, ...]
 
-_DISPATCH_NAMES = ("spec", "spec_func")
+# spec_call: the name FlagTree's _flagtree_spec.py gives spec().
+_DISPATCH_NAMES = ("spec", "spec_call", "spec_func")
 _DISPATCH_SET = frozenset(_DISPATCH_NAMES)
 
 
@@ -185,7 +186,7 @@ def _dispatchers_in(
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.args.vararg is not None and node.args.kwarg is not None and _forwards(node):
                 forwarders.add(node.name)
-                if node.name == "spec":
+                if node.name in ("spec", "spec_call"):
                     found[node.name] = ("forwarder", "")
                     continue
             found.pop(node.name, None)
@@ -344,7 +345,7 @@ def _expression_calls(pending: list[object], found: list[ast.Call]) -> None:
 # The calls of spec/spec_func, for a module with no other names for them.  No
 # leading \b: it makes the search several times slower; the character before
 # a match is tested instead.
-_DISPATCH_CALL = re.compile(r"spec(?:_func)?[\s)\\]*\(")
+_DISPATCH_CALL = re.compile(r"spec(?:_func|_call)?[\s)\\]*\(")
 
 
 def parser_lines(text: str) -> str:

@@ -415,7 +415,7 @@ class Dynamic(NamedTuple):
     names: frozenset[str]  # hook names such loops run over a literal list of
 
 
-_FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
+_FETCH = frozenset({"spec", "spec_call", "spec_func", "getattr", "hasattr"})
 # A module that binds names on itself by name: setattr(sys.modules[__name__], n, v).
 _SETS_OWN = re.compile(r"\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]")
 # A module that may hold "spec(...) or default".

@@ -1,0 +1,225 @@
+"""The ``adopt`` command: switch a FlagTree trunk to the forwarder, proven by importing.
+
+``flagtree-spec adopt`` finds the trunk's own ``R/_flagtree_spec.py`` (or
+``R/flagtree_spec.py``), says which of FlagTree's variants it is, checks that
+every name the trunk and the spec trees import from it is one the forwarder
+exports, then imports every module of the root package with the trunk's own
+file and with the forwarder (``from flagtree_spec.flagtree import *``), per
+backend, in fresh interpreters, and writes the forwarder into the tree only
+when the two agree.  Exit codes: 0 adopted (or the file forwards already),
+1 the two differ or nothing could be compared (the tree is left as it was,
+unless ``--keep-on-failure``), 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from ... import flagtree
+from ..._config import parse_stack, read_marker
+from ..._discovery import _Finder, existing_backends
+from ..adopt.proof import Comparison, compare, imported_names
+from ..model.flagtree import FORWARDER, SpecFile, spec_file
+from ..model.model import InputError, Model, load
+from .options import add_command, model_from
+
+__all__ = ["add_commands"]
+
+_SHOWN = 12
+
+
+def _backends(args: argparse.Namespace, model: Model) -> list[str]:
+    """The backends to prove: those given, else the build marker's, else every backend
+    with a spec root in the tree."""
+    if args.backend:
+        names: list[str] = []
+        for value in args.backend:
+            stack = parse_stack(value, "--backend")
+            if len(stack) != 1:
+                raise InputError(
+                    f"--backend {value!r} names a stack; FlagTree's own spec file knows one "
+                    "backend at a time: give -b once per backend to prove"
+                )
+            names.extend(b for b in stack if b not in names)
+        return names
+    marker = read_marker(model.rdir)
+    if marker is not None and marker.stack:
+        return list(marker.stack[:1])
+    found = [
+        b
+        for b in existing_backends(_Finder(model.root, model.rdir, list))
+        if load(trunk=model.rdir, backends=[b]).spec_roots
+    ]
+    if not found:
+        raise InputError(
+            f"no backend to prove: {model.rdir} has no build marker and no backend has a spec "
+            "root; give -b B"
+        )
+    return found
+
+
+def _hook_names(model: Model) -> list[str]:
+    """The hooks trunk code calls with a literal name."""
+    names: set[str] = set()
+    for module in model.modules():
+        if module.file is not None and module.file.endswith(".py"):
+            names.update(c.hook for c in model.source(module.file).hook_calls())
+    return sorted(names)
+
+
+def _modules(model: Model, spec: SpecFile) -> list[str]:
+    skip = f"{model.root}.{os.path.basename(spec.path)[:-3]}"
+    return [n for n in model.names() if n != skip and n.rpartition(".")[2] != "__main__"]
+
+
+def _own_hook_module(spec: SpecFile, root: str, backend: str) -> list[str]:
+    if not spec.hooks or spec.hooks.startswith("driver."):
+        return []
+    return [spec.hooks.replace("{R}", root).replace("{B}", backend)]
+
+
+def _adopt(args: argparse.Namespace) -> int:
+    if args.spec_root or args.auto:
+        raise InputError(
+            "adopt compares the tree's own layout: --spec-root and --auto do not apply to it"
+        )
+    chosen = list(args.backend)
+    args.backend = []
+    base = model_from(args)
+    args.backend = chosen
+    spec = spec_file(base.rdir, base.root)
+    if spec is None:
+        raise InputError(
+            f"{base.rdir} holds no FlagTree spec file (_flagtree_spec.py or flagtree_spec.py) "
+            "that parses: there is nothing to adopt"
+        )
+    if spec.kind == "forwarder":
+        return _say(args, {"spec_file": spec.path, "adopted": True, "already": True}, [])
+    if spec.kind == "other":
+        raise InputError(
+            f"{spec.path} defines none of spec_path, spec, spec_call, spec_func: it is not "
+            "FlagTree's spec file"
+        )
+    missing: dict[str, list[str]] = {}
+    backends = _backends(args, base)
+    for backend in backends:
+        model = load(trunk=base.rdir, backends=[backend])
+        for path, names in imported_names(model, spec).items():
+            for name in sorted(names - set(flagtree.__all__)):
+                missing.setdefault(name, []).append(path)
+    if missing:
+        shown = "; ".join(
+            f"{n} (imported by {', '.join(sorted(set(p))[:3])})" for n, p in missing.items()
+        )
+        raise InputError(
+            f"the trunk or a spec tree imports names from {os.path.basename(spec.path)} that "
+            f"flagtree_spec.flagtree does not export: {shown}; nothing was changed"
+        )
+    results: list[Comparison] = []
+    if not args.no_verify:
+        for backend in backends:
+            model = load(trunk=base.rdir, backends=[backend])
+            hook_modules = [r.hook_name for r in model.spec_roots if r.hook_name]
+            hook_modules += _own_hook_module(spec, model.root, backend)
+            results.append(
+                compare(
+                    model,
+                    spec,
+                    backend,
+                    _modules(model, spec),
+                    _hook_names(model),
+                    hook_modules,
+                    args.python or sys.executable,
+                )
+            )
+    proven = args.no_verify or all(r.proven for r in results)
+    adopted = proven or args.keep_on_failure
+    if adopted:
+        with open(spec.path, "w", encoding="utf-8") as f:
+            f.write(FORWARDER)
+    data = {
+        "spec_file": spec.path,
+        "variant": spec.variant,
+        "description": spec.describe(base.root),
+        "adopted": adopted,
+        "proven": bool(results) and proven,
+        "verified": not args.no_verify,
+    }
+    _say(args, data, results)
+    return 0 if proven else 1
+
+
+def _say(args: argparse.Namespace, data: dict[str, Any], results: list[Comparison]) -> int:
+    if args.format == "json":
+        data["backends"] = [
+            {**r._asdict(), "differences": [d._asdict() for d in r.differences]} for r in results
+        ]
+        print(json.dumps(data, indent=2))
+        return 0
+    if data.get("already"):
+        print(f"{data['spec_file']} forwards to flagtree_spec already: nothing to do")
+        return 0
+    print(data["description"])
+    for r in results:
+        print(
+            f"backend {r.backend}: {r.modules} modules probed, {r.imported} import with both "
+            f"({r.from_spec_tree} of them from the spec tree), {r.failed_alike} fail alike, "
+            f"{len(r.differences)} difference{'s' if len(r.differences) != 1 else ''}; "
+            f"{r.hooks} hooks asked, {r.hooks_answered} answered"
+        )
+        for d in r.differences[:_SHOWN]:
+            print(f"  {d.module}: {d.what}: own {d.own}  forwarder {d.forwarder}")
+        if len(r.differences) > _SHOWN:
+            print(f"  ... and {len(r.differences) - _SHOWN} more (--format json lists them all)")
+        if not r.imported:
+            print(
+                "  nothing imported on either side, so nothing was compared"
+                + (f"; first error: {r.first_errors[0]}" if r.first_errors else "")
+            )
+    if not data["verified"]:
+        print(f"not verified (--no-verify): wrote the forwarder into {data['spec_file']}")
+    elif data["proven"]:
+        print(f"equivalent: wrote the forwarder into {data['spec_file']}")
+    elif data["adopted"]:
+        print(f"NOT equivalent; kept the forwarder in {data['spec_file']} (--keep-on-failure)")
+    else:
+        print(f"NOT equivalent: {data['spec_file']} is left as it was")
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``adopt``."""
+    parser = add_command(
+        commands,
+        "adopt",
+        _adopt,
+        help="replace FlagTree's own spec file by the forwarder, proven by importing",
+        description=(
+            "Find the trunk's FlagTree spec file (R/_flagtree_spec.py or R/flagtree_spec.py), "
+            "say which variant it is, and replace it by one line, 'from flagtree_spec.flagtree "
+            "import *', once importing every module of R with each of the two, per backend, "
+            "in fresh interpreters, gives the same modules: the same files, __file__, "
+            "__path__, names and hook answers. Backends: -b B (repeatable, one backend each), "
+            "else the build marker's, else every backend with a spec root. Exit 0 adopted, "
+            "1 not equivalent (nothing changed), 2 usage or input error."
+        ),
+    )
+    proof = parser.add_argument_group("the proof")
+    proof.add_argument(
+        "--python",
+        metavar="PY",
+        help="the interpreter that imports the trunk (default: this one); it needs the "
+        "trunk's dependencies",
+    )
+    proof.add_argument(
+        "--no-verify", action="store_true", help="write the forwarder without the proof"
+    )
+    proof.add_argument(
+        "--keep-on-failure",
+        action="store_true",
+        help="write the forwarder even when the two sides differ",
+    )
