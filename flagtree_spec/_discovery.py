@@ -393,7 +393,7 @@ class _Finder:
             # FlagTree's <Rdir>/spec/B mirrors R itself (spec/B/runtime/jit.py overrides
             # R.runtime.jit) unless it holds a folder R (spec/B/R/runtime/jit.py).
             mirror = path
-            mirror_rule = f"flat: the spec root mirrors {r} itself (it holds no {r}/ folder)"
+            mirror_rule = f"flat: the spec root mirrors {r} itself, having no {r}/ folder"
         else:
             mirror, mirror_rule = None, f"no {r}/ folder in the spec root"
         hooks = hook_module_of(path, kind, r, self.rdir, decl)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import zipfile
 
@@ -358,3 +359,34 @@ def test_base_in_a_root_without_backend_name_is_config_error(tmp_path):
         """
     )
     assert out[0] == "SpecConfigError" and "an explicit root" in out[1]
+
+
+@pytest.mark.parametrize("mirror", ["", ".", "./"])
+def test_declaration_mirror_of_the_spec_root_itself_puts_no_dot_in_paths(tmp_path, mirror):
+    # A flat mirror declared by a spec root kept elsewhere ({"mirror": ""} or "."):
+    # __path__, __spec__.origin and __file__ name the spec root itself, with no "/./".
+    pkg = tmp_path / "site/flatpkg"
+    (pkg / "runtime").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from flagtree_spec import spec_path\nspec_path(__path__)\n")
+    (pkg / "runtime/__init__.py").write_text(
+        "from flagtree_spec import spec_path\nspec_path(__path__)\n"
+    )
+    (pkg / "runtime/jit.py").write_text('WHERE = "trunk"\n')
+    root = tmp_path / "flat_spec"
+    (root / "runtime").mkdir(parents=True)
+    (root / "runtime/jit.py").write_text('WHERE = "flat"\n')
+    (root / "flagtree_spec.json").write_text(json.dumps({"mirror": mirror, "hooks": None}))
+    out = scenario(
+        """
+        import json, flatpkg.runtime.jit as j, flatpkg.runtime as r
+        print(json.dumps([j.WHERE, j.__spec__.origin, j.__file__, list(r.__path__)]))
+        """,
+        path=[tmp_path / "site"],
+        env={"FLAGTREE_SPEC_PATH": str(root)},
+    )
+    assert out == [
+        "flat",
+        f"{root}/runtime/jit.py",
+        f"{root}/runtime/jit.py",
+        [f"{root}/runtime", f"{pkg}/runtime"],
+    ]

@@ -9,6 +9,7 @@ what they are, and FTS002's advice where the trunk's ``spec_path`` is its own.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -143,11 +144,19 @@ def test_fts002_advice_where_the_trunk_spec_path_is_not_this_library_says_what_i
     assert f"calls the spec_path of {site}/triton/flagtree_spec.py, not flagtree_spec's" in line
     assert "FlagTree's own" in line and "never adds a package's trunk folders" in line
     assert "trunk modules libdevice cannot be imported" in line
-    assert "inherit(globals())" in line and "forward to flagtree_spec" in line
+    assert "Run 'flagtree-spec adopt'" in line and "spec_path(__path__) does not help" in line
     # What it says is what happens: libdevice cannot be imported.
     run_python(IMPORT_LIBDEVICE, path=[site])  # no backend: imports
     out = run_python(IMPORT_LIBDEVICE, path=[site], env={"FLAGTREE_BACKEND": "mthreads"})
     assert out.stdout.strip().splitlines()[-1] == '"ModuleNotFoundError"'
+    # And its advice for FlagTree's own file, taken word for word, works there.
+    first, second = re.findall(r"call '(from flagtree_spec import inherit)' and '(.*?)'", line)[0]
+    override = site / "triton/backends/mthreads/spec/triton/language/extra/__init__.py"
+    override.write_text(f"{first}\n{second}\n")
+    out = run_python(IMPORT_LIBDEVICE, path=[site], env={"FLAGTREE_BACKEND": "mthreads"})
+    assert out.stdout.strip().splitlines()[-1] == '"trunk"'
+    code, out, _ = run(capsys, "check", "--trunk", str(site / "triton"))
+    assert "FTS002" not in out
 
 
 def test_fts002_silent_for_the_same_override_under_the_forwarder(

@@ -59,6 +59,8 @@ class StrayFile(Rule):
             if spec_root.kind == "legacy":
                 continue  # a whole-tree copy: its other files are the old layout's
             mirror = model.mirror_of(spec_root) if spec_root.mirror else None
+            if mirror is not None and mirror == os.path.normpath(os.path.abspath(spec_root.path)):
+                continue  # a flat mirror tree: every file of the spec root is in it
             used = _hook_package_files(model, spec_root)
             for path in _python_files(spec_root.path, mirror):
                 if path in used:

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
+from ..model.flagtree import SpecFile, spec_file
 from ..model.model import Model
 from ..model.source import same_code
 from .registry import Hit, Rule, _rel, _shown, rule
@@ -54,11 +55,30 @@ def _dead_reason(mf: MirrorFile) -> str:
     if parent.kind == "package" and not parent.specialised:
         return (
             f"{what}: package {parent_name} never calls spec_path(__path__), so it is never "
-            f"specialised; add 'from flagtree_spec import spec_path' and "
+            f"specialised; add '{_spec_path_import(model)}' and "
             f"'spec_path(__path__)' to {parent.file}, or delete this file"
         )
     loads = module.file or "nothing"
     return f"{what}: {name} loads {loads} instead (a package or another file kind wins)"
+
+
+_spec_files: weakref.WeakKeyDictionary[Model, Optional[SpecFile]] = weakref.WeakKeyDictionary()
+
+
+def _trunk_spec_file(model: Model) -> Optional[SpecFile]:
+    """The trunk's FlagTree spec file (its own or the forwarder), read once per model."""
+    if model not in _spec_files:
+        _spec_files[model] = spec_file(model.rdir, model.root)
+    return _spec_files[model]
+
+
+def _spec_path_import(model: Model) -> str:
+    """The import of ``spec_path`` the trunk's package inits use: FlagTree's spec file
+    where the trunk has one (its own, or the forwarder), else this library."""
+    found = _trunk_spec_file(model)
+    if found is not None and found.kind != "other":
+        return f"from {model.root}.{os.path.basename(found.path)[:-3]} import spec_path"
+    return "from flagtree_spec import spec_path"
 
 
 # Per model: whether no package of the trunk calls spec_path (computed once), and the
@@ -180,6 +200,9 @@ class PackageInitOverride(Rule):
                 if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
             ]
             foreign = _trunk_foreign_spec_path(mf)
+            own = _trunk_spec_file(mf.model)
+            if foreign is None and own is not None and own.kind == "flagtree":
+                foreign = own.path  # the spec_path the trunk's package inits call
             if hidden and foreign:
                 yield Hit(
                     path,
@@ -189,7 +212,7 @@ class PackageInitOverride(Rule):
                     f"so its __path__ is the mirror folder only and trunk modules "
                     f"{_shown(hidden)} cannot be imported. The trunk's spec_path, from "
                     f"{foreign}, would not help: {_foreign_does(mf.model, foreign)}. "
-                    f"{_foreign_fix(foreign)}",
+                    f"{_foreign_fix(mf.model, foreign, module.name)}",
                 )
             elif hidden:
                 yield Hit(
@@ -224,7 +247,7 @@ class PackageInitOverride(Rule):
                     f"package-init override of {module.name} calls the spec_path of {foreign}, "
                     f"not flagtree_spec's: {_foreign_does(mf.model, foreign)}, so its "
                     f"__path__ stays the mirror folder and trunk modules {_shown(hidden)} cannot "
-                    f"be imported. {_foreign_fix(foreign)}",
+                    f"be imported. {_foreign_fix(mf.model, foreign, module.name)}",
                 )
 
 
@@ -432,13 +455,11 @@ def _trunk_foreign_spec_path(mf: MirrorFile) -> Optional[str]:
 
 def _foreign_does(model: Model, foreign: str) -> str:
     """What a trunk's own ``spec_path`` (defined in *foreign*) does, for FTS002."""
-    if os.path.basename(foreign) == "flagtree_spec.py":
-        r = model.root
+    found = _trunk_spec_file(model)
+    if found is not None and found.kind == "flagtree" and os.path.samefile(found.path, foreign):
         return (
-            f"that one (FlagTree's own) puts a single folder, <{r}>/backends/<B>/spec/{r}/"
-            f"<package>, which it finds by searching __path__[0] for '/{r}', in front of "
-            "__path__, and never adds a package's trunk folders to the path of a package "
-            "whose __init__ comes from a mirror"
+            f"{found.describe(model.root)}; it never adds a package's trunk folders to the "
+            "path of a package whose __init__ comes from a mirror"
         )
     return (
         "it is not flagtree_spec's, and nothing says it puts a package's trunk folders on "
@@ -446,10 +467,21 @@ def _foreign_does(model: Model, foreign: str) -> str:
     )
 
 
-def _foreign_fix(foreign: str) -> str:
-    return (
-        f"Replace {foreign} by the few lines that forward to flagtree_spec (its FlagTree "
-        "page shows them), whose spec_path keeps the trunk folders; or call "
+def _foreign_fix(model: Model, foreign: str, package: str) -> str:
+    """What works for FTS002 where the trunk's ``spec_path`` is *foreign*."""
+    inherit = (
         "'from flagtree_spec import inherit' and 'inherit(globals())' in this override, "
-        "which runs the trunk __init__ and keeps its folders; or delete this __init__.py"
+        "which runs the trunk __init__ and keeps its folders on __path__"
+    )
+    found = _trunk_spec_file(model)
+    if found is not None and found.kind == "flagtree":
+        return (
+            f"Run 'flagtree-spec adopt' to replace {foreign} by the forwarder (proven by "
+            "importing every module both ways), whose spec_path keeps the trunk folders; or, "
+            f"keeping FlagTree's own file, call {inherit} (spec_path(__path__) does not help "
+            "there); or delete this __init__.py"
+        )
+    return (
+        f"Replace {foreign} by the few lines that forward to flagtree_spec, whose spec_path "
+        f"keeps the trunk folders; or call {inherit}; or delete this __init__.py"
     )

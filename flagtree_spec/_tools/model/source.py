@@ -208,6 +208,8 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
     name = call_name(value.func)
     if name == "spec_path" and value.args and call_name(value.args[0]) == "__path__":
         exclude: tuple[str, ...] = ()
+        if len(value.args) > 1:  # FlagTree's spec_path(path, exclude), through its spec file
+            exclude = _string_list(value.args[1]) or ()
         for keyword in value.keywords:
             if keyword.arg == "exclude":
                 exclude = _string_list(keyword.value) or ()
