@@ -1,4 +1,4 @@
-"""The trees of every variant of FlagTree's own spec file, built from ``fixtures/flagtree_variants``.
+"""The trees of every variant of FlagTree's own spec file, from ``fixtures/flagtree_variants``.
 
 The fixture holds the parts: ``trunk/triton`` (a trunk of FlagTree's shape whose
 package inits call ``spec_path(__path__)`` from the spec file, whose name

@@ -200,9 +200,9 @@ class PackageInitOverride(Rule):
                 if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
             ]
             foreign = _trunk_foreign_spec_path(mf)
-            own = _trunk_spec_file(mf.model)
-            if foreign is None and own is not None and own.kind == "flagtree":
-                foreign = own.path  # the spec_path the trunk's package inits call
+            trunk_spec = _trunk_spec_file(mf.model)
+            if foreign is None and trunk_spec is not None and trunk_spec.kind == "flagtree":
+                foreign = trunk_spec.path  # the spec_path the trunk's package inits call
             if hidden and foreign:
                 yield Hit(
                     path,
