@@ -242,9 +242,18 @@ def _probe(
         )
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLAGTREE_")}
     env.pop("PYTHONPATH", None)
-    # The scratch copy first; the library after it on the forwarder's side only, so that
-    # FlagTree's own file runs without the library (unless the trunk imports it).
-    path = [folder] + ([LIBRARY] if extra else [])
+    # The scratch copy first; on the forwarder's side, a folder holding only a link to
+    # this library, so that FlagTree's own file runs without it (unless the trunk imports
+    # it) and no other package of this library's environment joins the trunk's.
+    path = [folder]
+    if extra:
+        library = os.path.join(work, "library")
+        if not os.path.isdir(library):
+            os.makedirs(library)
+            os.symlink(
+                os.path.join(LIBRARY, "flagtree_spec"), os.path.join(library, "flagtree_spec")
+            )
+        path.append(library)
     env["PYTHONPATH"] = os.pathsep.join(path)
     neutral = os.path.join(work, "cwd")
     os.makedirs(neutral, exist_ok=True)
