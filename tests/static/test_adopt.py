@@ -143,7 +143,8 @@ def test_probe_describes_modules_and_asks_the_trunk_own_spec_func(
     assert probe.main([str(config)]) == 0
     data = json.loads(report.read_text())
     jit = data["modules"]["triton.runtime.jit"]
-    assert jit["origin"] == os.path.join("<root>", "triton/backends", MT, "spec/triton/runtime/jit.py")
+    expected = os.path.join("<root>", "triton/backends", MT, "spec/triton/runtime/jit.py")
+    assert jit["origin"] == expected
     assert data["modules"]["triton.nothing_here"]["error"].startswith("ModuleNotFoundError")
     assert data["modules"]["triton"]["names"]["spec_path"] == "<spec file> spec_path"
     assert data["hooks"]["not_a_hook"] is None
