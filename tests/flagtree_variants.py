@@ -24,7 +24,6 @@ from flagtree_spec._tools.model.flagtree import FORWARDER
 PARTS = Path(__file__).resolve().parent.parent / "fixtures" / "flagtree_variants"
 
 
-
 class Layout(NamedTuple):
     """Where one variant puts things, relative to the site folder or the checkout."""
 

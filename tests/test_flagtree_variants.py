@@ -249,8 +249,7 @@ def test_a_flagtree_marker_that_agrees_is_never_imported_by_the_library(tmp_path
     lines = init.read_text().splitlines(keepends=True)
     init.write_text("".join(line for line in lines if "_flagtree_backend" not in line))
     out = scenario(
-        "import json, sys, triton\n"
-        "print(json.dumps('triton._flagtree_backend' in sys.modules))",
+        "import json, sys, triton\nprint(json.dumps('triton._flagtree_backend' in sys.modules))",
         path=[folder],
     )
     assert out is False
