@@ -13,10 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_python, scenario
+from conftest import scenario
 from flagtree_variants import HOOK_MODULE, MT, PARTS, VARIANTS, build
 
 from flagtree_spec import flagtree
+from flagtree_spec._cli import main
 from flagtree_spec._tools.model.flagtree import FORWARDER
 
 PROBE = """
@@ -58,26 +59,25 @@ def _probe(folder: Path, variant: str) -> dict[str, object]:
     return out
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_each_variant_own_file_and_forwarder_load_the_same_overrides_and_hooks(tmp_path, variant):
-    # Every variant's mirror and hook module, found with no declaration.
-    own = _probe(build(tmp_path / "own", variant)[0], variant)
-    mine = _probe(build(tmp_path / "fwd", variant, forwarder=True)[0], variant)
-    assert {k: own[k] for k in EXPECTED} == EXPECTED  # the fixture is what each shape does
-    assert {k: mine[k] for k in EXPECTED} == EXPECTED
-    assert own["hook_module"] == mine["hook_module"] == HOOK_MODULE[variant]
-    assert (own["library"], mine["library"]) == (False, True)
+def _adopt(capsys: pytest.CaptureFixture[str], trunk: Path, *options: str) -> tuple[int, str, str]:
+    """Run ``flagtree-spec adopt --trunk TRUNK`` in this process (its proof runs children)."""
+    code = main(["adopt", "--trunk", str(trunk), *options])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_adopt_detects_each_variant_proves_it_and_writes_the_forwarder(tmp_path, variant):
+def test_adopt_detects_each_variant_proves_it_and_writes_the_forwarder(tmp_path, capsys, variant):
+    # Every variant's mirror and hook module, found with no declaration: with FlagTree's
+    # own file the fixture does what each shape does; adopt proves the forwarder does the
+    # same, module by module, and after it the tree loads the same with the library.
     folder, trunk = build(tmp_path, variant)
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}, '--format', 'json']))",
-        path=[],
-    )
-    data = json.loads(proc.stdout)
+    own = _probe(folder, variant)
+    assert {k: own[k] for k in EXPECTED} == EXPECTED
+    assert own["hook_module"] == HOOK_MODULE[variant] and own["library"] is False
+    code, out, _ = _adopt(capsys, trunk, "--format", "json")
+    data = json.loads(out)
+    assert code == 0
     assert data["variant"] == variant
     assert data["proven"] is True and data["adopted"] is True
     (result,) = data["backends"]
@@ -89,6 +89,7 @@ def test_adopt_detects_each_variant_proves_it_and_writes_the_forwarder(tmp_path,
     assert spec.read_text() == FORWARDER
     after = _probe(folder, variant)
     assert {k: after[k] for k in EXPECTED} == EXPECTED and after["library"] is True
+    assert after["hook_module"] == HOOK_MODULE[variant]
 
 
 def test_forwarder_exports_every_name_flagtree_spec_files_define():
@@ -121,24 +122,24 @@ def test_spec_path_of_the_forwarder_takes_exclude_by_position_or_by_keyword(tmp_
         assert _probe(folder, "checkout-overlay")["backends"] == "trunk"
 
 
-def test_adopt_refuses_and_changes_nothing_when_a_hook_module_only_the_library_loads(tmp_path):
+def test_adopt_refuses_and_changes_nothing_when_a_hook_module_only_the_library_loads(
+    tmp_path, capsys
+):
     # Planted: 43be79a0's hooks come from backends/B/spec; a hook package in the flat
     # spec/B answers a hook there too, which FlagTree's own file never imports.
     _, trunk = build(tmp_path, "spec-B-backends-hooks")
     (trunk / f"spec/{MT}/__init__.py").write_text("def only_here():\n    return 1\n")
     before = (trunk / "flagtree_spec.py").read_text()
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}]))",
-        path=[],
-        expect_rc=1,
-    )
-    assert "hook only_here: answer: own None" in proc.stdout
-    assert "NOT equivalent" in proc.stdout
+    code, out, err = _adopt(capsys, trunk)
+    assert code == 1, out + err
+    assert "hook only_here: answer: own None" in out
+    assert "NOT equivalent" in out
     assert (trunk / "flagtree_spec.py").read_text() == before
 
 
-def test_adopt_refuses_a_package_init_override_that_imports_only_with_the_forwarder(tmp_path):
+def test_adopt_refuses_a_package_init_override_that_imports_only_with_the_forwarder(
+    tmp_path, capsys
+):
     # Planted: a package-init override calling spec_path(__path__): FlagTree's own
     # spec_path adds no trunk folder to it, the library's does (FTS002).
     _, trunk = build(tmp_path, "backends-spec-R")
@@ -147,59 +148,46 @@ def test_adopt_refuses_a_package_init_override_that_imports_only_with_the_forwar
         "from triton.flagtree_spec import spec_path\nspec_path(__path__)\n"
         "from .core import add, where\n__all__ = ['add', 'where']\n"
     )
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}, '--format', 'json']))",
-        path=[],
-        expect_rc=1,
-    )
-    data = json.loads(proc.stdout)
+    code, out, err = _adopt(capsys, trunk, "--format", "json")
+    assert code == 1, out + err
+    data = json.loads(out)
     assert data["adopted"] is False and data["proven"] is False
     what = {(d["module"], d["what"]) for d in data["backends"][0]["differences"]}
     assert ("triton.language", "path") in what
     assert (trunk / "flagtree_spec.py").read_text() != FORWARDER
 
 
-def test_adopt_refuses_when_the_two_orders_of_checkout_and_installed_mirrors_differ(tmp_path):
+def test_adopt_refuses_when_the_two_orders_of_checkout_and_installed_mirrors_differ(
+    tmp_path, capsys
+):
     # FEP #98 puts the checkout's copy before <triton>/backends/B/spec/triton; the
     # library puts the installed spec tree first. Where both hold a module, adopt says so.
     _, trunk = build(tmp_path, "checkout-overlay")
     other = trunk / f"backends/{MT}/spec/triton/runtime"
     other.mkdir(parents=True)
     (other / "jit.py").write_text('WHERE = "installed"\n\ndef jit(fn):\n    return fn\n')
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}, '--format', 'json']))",
-        path=[],
-        expect_rc=1,
-    )
-    data = json.loads(proc.stdout)
+    code, out, err = _adopt(capsys, trunk, "--format", "json")
+    assert code == 1, out + err
+    data = json.loads(out)
     origins = [d for d in data["backends"][0]["differences"] if d["module"] == "triton.runtime.jit"]
     assert origins and origins[0]["what"] == "origin"
 
 
-def test_adopt_names_an_import_the_forwarder_lacks_and_changes_nothing(tmp_path):
+def test_adopt_names_an_import_the_forwarder_lacks_and_changes_nothing(tmp_path, capsys):
     _, trunk = build(tmp_path, "spec-call")
     jit = trunk.parent.parent / f"third_party/{MT}/spec/triton/runtime/jit.py"
     jit.write_text("from triton._flagtree_spec import _triton_root\n" + jit.read_text())
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}]))",
-        path=[],
-        expect_rc=2,
-    )
-    assert "_triton_root" in proc.stderr and "nothing was changed" in proc.stderr
+    code, out, err = _adopt(capsys, trunk)
+    assert code == 2, out + err
+    assert "_triton_root" in err and "nothing was changed" in err
     assert (trunk / "_flagtree_spec.py").read_text() != FORWARDER
 
 
-def test_adopt_of_a_forwarder_is_a_no_op(tmp_path):
+def test_adopt_of_a_forwarder_is_a_no_op(tmp_path, capsys):
     _, trunk = build(tmp_path, "spec-call", forwarder=True)
-    proc = run_python(
-        f"import sys\nfrom flagtree_spec._cli import main\n"
-        f"sys.exit(main(['adopt', '--trunk', {str(trunk)!r}]))",
-        path=[],
-    )
-    assert "forwards to flagtree_spec already" in proc.stdout
+    code, out, err = _adopt(capsys, trunk)
+    assert code == 0, out + err
+    assert "forwards to flagtree_spec already" in out
 
 
 MARKER = """
