@@ -144,7 +144,7 @@ def test_fts002_advice_where_the_trunk_spec_path_is_not_this_library_says_what_i
     assert f"calls the spec_path of {site}/triton/flagtree_spec.py, not flagtree_spec's" in line
     assert "FlagTree's own" in line and "never adds a package's trunk folders" in line
     assert "trunk modules libdevice cannot be imported" in line
-    assert "Run 'flagtree-spec adopt'" in line and "spec_path(__path__) does not help" in line
+    assert "'flagtree-spec adopt' does it" in line and "spec_path(__path__) does not help" in line
     # What it says is what happens: libdevice cannot be imported.
     run_python(IMPORT_LIBDEVICE, path=[site])  # no backend: imports
     out = run_python(IMPORT_LIBDEVICE, path=[site], env={"FLAGTREE_BACKEND": "mthreads"})

@@ -212,7 +212,7 @@ class PackageInitOverride(Rule):
                     f"so its __path__ is the mirror folder only and trunk modules "
                     f"{_shown(hidden)} cannot be imported. The trunk's spec_path, from "
                     f"{foreign}, would not help: {_foreign_does(mf.model, foreign)}. "
-                    f"{_foreign_fix(mf.model, foreign, module.name)}",
+                    f"{_foreign_fix(mf.model, foreign, calls=False)}",
                 )
             elif hidden:
                 yield Hit(
@@ -247,7 +247,7 @@ class PackageInitOverride(Rule):
                     f"package-init override of {module.name} calls the spec_path of {foreign}, "
                     f"not flagtree_spec's: {_foreign_does(mf.model, foreign)}, so its "
                     f"__path__ stays the mirror folder and trunk modules {_shown(hidden)} cannot "
-                    f"be imported. {_foreign_fix(mf.model, foreign, module.name)}",
+                    f"be imported. {_foreign_fix(mf.model, foreign, calls=True)}",
                 )
 
 
@@ -467,21 +467,27 @@ def _foreign_does(model: Model, foreign: str) -> str:
     )
 
 
-def _foreign_fix(model: Model, foreign: str, package: str) -> str:
-    """What works for FTS002 where the trunk's ``spec_path`` is *foreign*."""
+def _foreign_fix(model: Model, foreign: str, calls: bool) -> str:
+    """What works for FTS002 where the trunk's ``spec_path`` is *foreign*; *calls* says
+    whether the override calls ``spec_path(__path__)`` already."""
     inherit = (
         "'from flagtree_spec import inherit' and 'inherit(globals())' in this override, "
         "which runs the trunk __init__ and keeps its folders on __path__"
     )
+    then = (
+        "its spec_path(__path__) then keeps them"
+        if calls
+        else "then add 'spec_path(__path__)' to this override"
+    )
     found = _trunk_spec_file(model)
     if found is not None and found.kind == "flagtree":
         return (
-            f"Run 'flagtree-spec adopt' to replace {foreign} by the forwarder (proven by "
-            "importing every module both ways), whose spec_path keeps the trunk folders; or, "
-            f"keeping FlagTree's own file, call {inherit} (spec_path(__path__) does not help "
+            f"Replace {foreign} by the forwarder ('flagtree-spec adopt' does it, proven by "
+            f"importing every module both ways), whose spec_path keeps the trunk folders: {then}; "
+            f"or, keeping FlagTree's own file, call {inherit} (spec_path(__path__) does not help "
             "there); or delete this __init__.py"
         )
     return (
         f"Replace {foreign} by the few lines that forward to flagtree_spec, whose spec_path "
-        f"keeps the trunk folders; or call {inherit}; or delete this __init__.py"
+        f"keeps the trunk folders: {then}; or call {inherit}; or delete this __init__.py"
     )
