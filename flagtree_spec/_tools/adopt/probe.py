@@ -80,9 +80,12 @@ def main(argv: list[str]) -> int:
         path = getattr(module, "__path__", None)
         result["origin"] = _rel(getattr(getattr(module, "__spec__", None), "origin", None))
         result["file"] = _rel(getattr(module, "__file__", None))
-        # Without a trailing separator: FlagTree's spec_path adds the root package's
-        # mirror folder with one (os.path.join(folder, "")), the same folder.
-        result["path"] = None if path is None else [_rel(_bare(p)) for p in path]
+        try:
+            # Without a trailing separator: FlagTree's spec_path adds the root package's
+            # mirror folder with one (os.path.join(folder, "")), the same folder.
+            result["path"] = None if path is None else [_rel(_bare(p)) for p in path]
+        except Exception as exc:  # a namespace path whose parent left sys.modules
+            result["path"] = _text(f"cannot be read: {type(exc).__name__}: {exc}")
         names = {}
         for key, value in sorted(vars(module).items()):
             if key.startswith("__") and key.endswith("__"):
