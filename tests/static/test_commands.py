@@ -15,6 +15,10 @@ from cli_support import make, run
 from flagtree_spec._cli import main
 from flagtree_spec._tools.model.source import Source
 
+# The commands print absolute paths from there (text shows paths below the working folder
+# relative to it: tests/static/test_output.py).
+pytestmark = pytest.mark.usefixtures("outside_the_trees")
+
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 LIBRARY = str(Path(__import__("flagtree_spec").__file__).resolve().parent.parent)
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
