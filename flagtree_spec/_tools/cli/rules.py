@@ -25,27 +25,46 @@ assert FAMILIES  # importing the families of rules fills the registry
 
 
 def markdown(rule: Rule, level: int = 1) -> str:
-    """A rule as Markdown: its code and summary as the heading, then its sections."""
+    """A rule as Markdown: its code as the heading, its summary, then its sections."""
     marks = "#" * level
-    head = f"{marks} {rule.code}\n\n**{rule.summary}** (default severity: {rule.severity})"
+    head = (
+        f"{marks} {rule.code}\n\n**{_escaped(rule.summary)}** (default severity: {rule.severity})"
+    )
     return f"{head}\n\n{rule.explanation.markdown(level + 1)}\n"
+
+
+def _escaped(text: str) -> str:
+    """*text* for Markdown prose: ``__all__`` is no bold ``all``."""
+    return text.replace("_", "\\_")
+
+
+# Before each code block of the page: the examples are fragments, not programs to run.
+_NO_RUN = "<!-- docs: no-run (an example of what the rule reports, not a program) -->"
 
 
 def page() -> str:
     """``docs/rules.md``: every rule of the registry, in code order."""
     index = "\n".join(
-        f"| [{r.code}](#{r.code.lower()}) | {r.severity} | {r.summary} |" for r in RULES.values()
+        f"| [{r.code}](#{r.code.lower()}) | {r.severity} | {_escaped(r.summary)} |"
+        for r in RULES.values()
     )
-    parts = [
+    body = "\n".join(markdown(rule, 2) for rule in RULES.values())
+    lines, inside = [], False
+    for line in body.splitlines():
+        if line.startswith("```"):
+            if not inside:
+                lines.append(_NO_RUN)
+            inside = not inside
+        lines.append(line)
+    return (
         "<!-- Written by scripts/rules-doc from the rules' docstrings; do not edit. -->\n"
         "# Rules\n\n"
-        "Every code of `flagtree-spec check`, explained as `flagtree-spec rule CODE` explains "
-        "it: what it checks, why it matters, an example and the fix. The table of codes with "
-        "where each is reported is in [check.md](check.md).\n\n"
-        "| code | severity | summary |\n|---|---|---|\n" + index + "\n",
-        *(markdown(rule, 2) for rule in RULES.values()),
-    ]
-    return "\n".join(parts)
+        "Every code of `flagtree-spec check`, explained as `flagtree-spec rule CODE` "
+        "explains it: what it checks, why it matters, an example and the fix (each from "
+        "the rule's entry in the registry the checker runs). Where each is reported, and "
+        "the details, are in [check.md](check.md).\n\n"
+        "| code | severity | summary |\n|---|---|---|\n" + index + "\n\n" + "\n".join(lines) + "\n"
+    )
 
 
 def _codes(values: list[str]) -> list[Rule]:
@@ -86,6 +105,7 @@ def _rule(args: argparse.Namespace, out: Output) -> int:
         text = markdown(rule)
         for line in text.splitlines():
             out.line(out.paint(line, "bold") if line.startswith("#") else line)
+        out.line()
         out.line(f"Documentation: {rule.url}")
     return 0
 
