@@ -362,6 +362,23 @@ def test_command_line_page_shows_every_check_code_in_real_output():
     assert missing == [], f"check codes docs/cli.md shows no run of: {missing}"
 
 
+def test_every_file_block_is_named_by_the_line_before_it():
+    # GitHub's renderer shows no info string: the reader learns the file from the text.
+    unnamed = []
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for block in blocks(page):
+            if block.file is None:
+                continue
+            before = block.line - 2
+            while before >= 0 and not lines[before].strip():
+                before -= 1
+            if f"`{block.file}`" not in lines[before]:
+                unnamed.append(f"{block.id}: {block.file}")
+    assert unnamed == [], f"file= blocks whose preceding line does not name the file: {unnamed}"
+    assert any(b.file for b in blocks(REPO / "docs" / "tutorial.md"))
+
+
 def test_harness_rules_match_and_reject():
     expected = ["a", "...", "x ... y", "=== 1 passed ==="]
     ok = pattern(expected)
