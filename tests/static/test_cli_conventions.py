@@ -84,7 +84,7 @@ def test_every_command_reports_an_input_error_on_one_line_with_its_name(
         ["run", "--root", "x", nowhere],
         ["autostart", "enable", "--site-dir", nowhere],
     ):
-        code, out, err = run(capsys, *argv)
+        code, _, err = run(capsys, *argv)
         assert code == 2, argv
         lines = err.splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"flagtree-spec {argv[0]}: error: "), (
@@ -289,6 +289,6 @@ def test_drift_outside_git_gives_rebase_its_old_trunk(
         (CHECK / "fts016_drift/third_party/vendor/backend/spec/flagtree_spec.lock").read_text()
     )
     assert {e["blob"] for e in lock["overrides"].values()} == {None}
-    code, out, _ = run(capsys, "check", "--repo", str(CHECK / "fts016_drift"), "-b", "vendor")
+    _, out, _ = run(capsys, "check", "--repo", str(CHECK / "fts016_drift"), "-b", "vendor")
     assert "merge the change with 'flagtree-spec rebase -b vendor --old-trunk DIR'" in out
     assert "DIR is the trunk's root package as it was at the lock" in out

@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,16 +58,21 @@ def test_text_output_shows_paths_below_the_working_folder_relative_and_json_abso
 
 
 def test_paths_outside_the_working_folder_stay_absolute(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     repo = CHECK / "fts003_identical"
     monkeypatch.chdir(FIXTURES / "neutral_cwd")
-    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor")
+    _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor")
     assert out.startswith(f"{repo}/third_party/vendor/backend/spec/samepkg/util.py:1:1: FTS003")
     # A folder whose name starts like the working folder's is not below it.
-    monkeypatch.chdir(CHECK / "fts003_identical" / "python")
-    code, out, _ = run(capsys, "which", "samepkg.util", "--repo", str(repo))
-    assert out == f"samepkg.util: samepkg/util.py  [trunk]\n"
+    shutil.copytree(repo, tmp_path / "ab")
+    (tmp_path / "a").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    _, out, _ = run(capsys, "which", "samepkg.util", "--repo", str(tmp_path / "ab"))
+    assert out == f"samepkg.util: {tmp_path}/ab/python/samepkg/util.py  [trunk]\n"
+    monkeypatch.chdir(tmp_path / "ab" / "python")
+    _, out, _ = run(capsys, "which", "samepkg.util", "--repo", str(tmp_path / "ab"))
+    assert out == "samepkg.util: samepkg/util.py  [trunk]\n"
 
 
 # --------------------------------------------------------------------------- color
@@ -336,7 +342,7 @@ def test_github_annotations_name_files_relative_and_escape_properties(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(CHECK / "fts001_dead_override")
-    code, out, _ = run(capsys, "check", "-b", "vendor", "--format", "github")
+    _, out, _ = run(capsys, "check", "-b", "vendor", "--format", "github")
     assert out.startswith(
         "::error file=third_party/vendor/backend/spec/deadpkg/plain/mod.py,line=1,col=1,"
         "title=FTS001::vendor:deadpkg/plain/mod.py never loads"
