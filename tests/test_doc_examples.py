@@ -379,6 +379,16 @@ def test_every_file_block_is_named_by_the_line_before_it():
     assert any(b.file for b in blocks(REPO / "docs" / "tutorial.md"))
 
 
+def test_every_documented_mkdocs_serve_silences_the_themes_banner():
+    # The Material theme prints an end-of-life banner at each run unless told not to:
+    # every `mkdocs serve`, and every `mkdocs build` given as a command line, silences it.
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+    runs = re.findall(r"(?:`|^)((?:\S+=\S+ )*mkdocs serve)\b", text, flags=re.M)
+    runs += re.findall(r"^((?:\S+=\S+ )*mkdocs build)\b", text, flags=re.M)
+    assert len(runs) >= 2, runs
+    assert [r for r in runs if not r.startswith("NO_MKDOCS_2_WARNING=1 ")] == []
+
+
 def test_harness_rules_match_and_reject():
     expected = ["a", "...", "x ... y", "=== 1 passed ==="]
     ok = pattern(expected)
