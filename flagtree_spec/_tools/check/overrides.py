@@ -171,9 +171,8 @@ def _copy_of(model: Model, path: str, trunk: str) -> bool:
 class PackageInitOverride(Rule):
     """## What it does
     Finds an `__init__.py` in a mirror tree that replaces a trunk package's
-    `__init__` without calling `spec_path(__path__)`, or that can never load
-    (the root package's own `__init__`, or one below a package that is never
-    specialised).
+    `__init__` without calling `spec_path(__path__)`, or that never loads (the
+    root package's own, or one below a package that is never specialised).
 
     ## Why is this bad?
     A package's `__path__` comes from the `__init__` that loads. Without the
@@ -442,8 +441,7 @@ def _hides_namespace(mf: MirrorFile) -> str:
 class AddedModule(Rule):
     """## What it does
     Lists a module that the backend adds: a mirror file with no trunk
-    counterpart. When a trunk module of the same package is one edit away
-    (`jitt.py` for `jit.py`), the message asks whether that was meant.
+    counterpart (the message asks about a trunk module one edit away).
 
     ## Why is this bad?
     It is not: adding modules is allowed. It is reported (as info) because a
@@ -595,8 +593,8 @@ class ShadowedWholeFile(Rule):
 @rule("FTS010", "error", "override that does not parse")
 class Unparsable(Rule):
     """## What it does
-    Finds a file that loads (an override, a hook module, a module of the hook
-    package) and cannot be read, decoded per PEP 263 or parsed.
+    Finds a file that loads (an override, the hook package) and cannot be read,
+    decoded per PEP 263 or parsed.
 
     ## Why is this bad?
     Importing it raises `SyntaxError` (or `UnicodeDecodeError`) on this
@@ -639,8 +637,7 @@ class CompiledFile(Rule):
     outside `__pycache__`) in a mirror tree.
 
     ## Why is this bad?
-    Python loads it like a module, so it overrides the trunk's module, but
-    nobody can review, diff or rebase it.
+    Python loads it like a module, but nobody can review, diff or rebase it.
 
     ## Example
     ```text
