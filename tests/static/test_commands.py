@@ -138,10 +138,11 @@ def test_bad_input_no_trunk_and_not_a_repository(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, _, err = run(capsys, "status", "--repo", str(tmp_path))
-    assert code == 2 and "pass --trunk DIR" in err
+    assert code == 2 and "give the checkout's top folder, or --trunk DIR" in err
+    assert "no trunk given" not in err  # --repo was given
     make(tmp_path, {"python/README.md": "", "third_party/vendor/README.md": ""})
     code, _, err = run(capsys, "status", "--repo", str(tmp_path))
-    assert code == 2 and "is not a FlagTree-style repository" in err
+    assert code == 2 and "is not a FlagTree-style repository: it has no package in python/" in err
 
 
 def test_bad_input_invalid_declaration_is_exit_2(
