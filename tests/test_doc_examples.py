@@ -47,8 +47,9 @@ Output is compared line by line after these rules, and no others:
 
 1. trailing white space and trailing blank lines are ignored;
 2. in the actual output, the command's folder followed by ``/`` is removed
-   (paths below it read as relative paths) and the repository root is
-   written ``<repo>``;
+   (paths below it read as relative paths, as text output prints them
+   itself; JSON keeps them absolute) and the repository root is written
+   ``<repo>``;
 3. in the expected output, ``...`` alone on a line matches any number of
    lines (none included), and ``...`` inside a line matches any text;
 4. a run of three or more ``=`` matches any run of ``=`` (pytest's separator
