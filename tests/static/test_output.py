@@ -218,6 +218,32 @@ def test_output_file_is_written_whole_or_not_at_all(
     assert code == 0 and out == "" and "namepkg.language.core" in target.read_text()
 
 
+def test_a_report_file_is_colored_only_when_asked_to(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = str(CHECK / "fts001_dead_override")
+    target = tmp_path / "r.txt"
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    run(capsys, "check", "--repo", repo, "-b", "vendor", "--output-file", str(target))
+    assert ESC not in target.read_text()
+    _, out, err = run(capsys, "check", "--repo", repo, "-b", "vendor")
+    assert ESC in out and ESC in err  # FORCE_COLOR colors stdout and stderr
+    run(
+        capsys,
+        "check",
+        "--repo",
+        repo,
+        "-b",
+        "vendor",
+        "--output-file",
+        str(target),
+        "--color",
+        "always",
+    )
+    assert f"{ESC}1;31mFTS001{ESC}0m" in target.read_text()
+
+
 # --------------------------------------------------------------------------- formats
 
 

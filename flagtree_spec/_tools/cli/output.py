@@ -88,7 +88,8 @@ class Output:
         self.output_file = output_file
         self._buffer: Optional[io.StringIO] = io.StringIO() if output_file else None
         self.stream: TextIO = self._buffer if self._buffer is not None else sys.stdout
-        self.color = color_wanted(color, self.stream)
+        # A report written to a file is colored only when asked to (FORCE_COLOR is for logs).
+        self.color = color == "always" if output_file else color_wanted(color, self.stream)
         self.err_color = color_wanted(color, sys.stderr)
         cwd = os.getcwd()
         # "/" as the working folder: every path is below it, and "" would be no prefix.
