@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from . import __version__, _run
+from ._usage import PROG, Parser
 
 __all__ = ["main"]
 
@@ -24,12 +25,13 @@ RUNTIME_COMMANDS = frozenset({"run", "autostart"})
 
 def build_parser(tools: bool = True) -> argparse.ArgumentParser:
     """The parser of every command, or with *tools* false of the runtime's commands only."""
-    parser = argparse.ArgumentParser(
-        prog="flagtree-spec",
+    parser = Parser(
+        prog=PROG,
         description="Inspect, check and run backend spec trees of a Python package.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every command's parser is a Parser too: its own usage on an error, no abbreviations.
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _run.add_commands(commands)
     if tools:
         from ._tools.cli import adopt as adopt_command

@@ -136,9 +136,17 @@ def _package_name(path: object, frame: Optional[FrameType]) -> tuple[str, Option
             found = found or frame.f_globals.get("__name__")
             if isinstance(found, str):
                 return found, None
+    shown = repr(path) if len(repr(path)) <= 60 else repr(path)[:57] + "..."
+    if not isinstance(path, list):
+        raise SpecError(
+            f"spec_path() expects a package's __path__ (the list of its folders), not a "
+            f"{type(path).__name__} ({shown}); call it as spec_path(__path__) in the "
+            "package's __init__.py"
+        )
     raise SpecError(
-        "spec_path() cannot tell which package this __path__ belongs to; call it as "
-        "spec_path(__path__) from the package's __init__.py, or pass name='package.name'"
+        f"spec_path() expects a package's __path__ list, and {shown} is the __path__ of no "
+        "package; call it as spec_path(__path__) from the package's __init__.py, or pass "
+        "name='package.name'"
     )
 
 

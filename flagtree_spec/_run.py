@@ -27,6 +27,7 @@ from typing import Any
 from ._auto import install
 from ._config import parse_module_names, parse_stack
 from ._errors import SpecError
+from ._usage import error
 
 __all__ = ["AUTOSTART_FILE", "AUTOSTART_LINE", "STARTUP_DIR", "add_commands"]
 
@@ -86,8 +87,9 @@ def add_commands(commands: Any) -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"flagtree-spec: {message}\n")
-    return 2
+    """*message* (``"<command>: text"``) as the command's error line; exit code 2."""
+    command, _, text = message.partition(": ")
+    return error(command, text)
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -204,5 +206,7 @@ def _autostart_command(args: argparse.Namespace) -> int:
         else:
             print(f"autostart was not enabled: no {target}")
     except OSError as exc:
-        return _fail(f"autostart {args.action}: cannot change {target}: {exc.strerror or exc}")
+        return _fail(
+            f"autostart: cannot {args.action} it: cannot change {target}: {exc.strerror or exc}"
+        )
     return 0

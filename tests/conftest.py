@@ -80,6 +80,13 @@ def scenario(code: str, **kwargs: Any) -> Any:
 
 
 @pytest.fixture
+def outside_the_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in a folder that holds none of the fixture trees, so that the commands' text
+    output shows their paths absolute (paths below the working folder print relative)."""
+    monkeypatch.chdir(NEUTRAL)
+
+
+@pytest.fixture
 def import_state() -> Iterator[None]:
     """Restore the import system and the library's state exactly after an in-process test."""
     from flagtree_spec import _activate

@@ -47,8 +47,9 @@ Output is compared line by line after these rules, and no others:
 
 1. trailing white space and trailing blank lines are ignored;
 2. in the actual output, the command's folder followed by ``/`` is removed
-   (paths below it read as relative paths) and the repository root is
-   written ``<repo>``;
+   (paths below it read as relative paths, as text output prints them
+   itself; JSON keeps them absolute) and the repository root is written
+   ``<repo>``;
 3. in the expected output, ``...`` alone on a line matches any number of
    lines (none included), and ``...`` inside a line matches any text;
 4. a run of three or more ``=`` matches any run of ``=`` (pytest's separator
@@ -360,6 +361,33 @@ def test_command_line_page_shows_every_check_code_in_real_output():
                 shown.update(re.findall(r"\bFTS\d{3}\b", "\n".join(output)))
     missing = sorted(set(RULES) - shown)
     assert missing == [], f"check codes docs/cli.md shows no run of: {missing}"
+
+
+def test_every_file_block_is_named_by_the_line_before_it():
+    # GitHub's renderer shows no info string: the reader learns the file from the text.
+    unnamed = []
+    for page in PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for block in blocks(page):
+            if block.file is None:
+                continue
+            before = block.line - 2
+            while before >= 0 and not lines[before].strip():
+                before -= 1
+            if f"`{block.file}`" not in lines[before]:
+                unnamed.append(f"{block.id}: {block.file}")
+    assert unnamed == [], f"file= blocks whose preceding line does not name the file: {unnamed}"
+    assert any(b.file for b in blocks(REPO / "docs" / "tutorial.md"))
+
+
+def test_every_documented_mkdocs_serve_silences_the_themes_banner():
+    # The Material theme prints an end-of-life banner at each run unless told not to:
+    # every `mkdocs serve`, and every `mkdocs build` given as a command line, silences it.
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+    runs = re.findall(r"(?:`|^)((?:\S+=\S+ )*mkdocs serve)\b", text, flags=re.M)
+    runs += re.findall(r"^((?:\S+=\S+ )*mkdocs build)\b", text, flags=re.M)
+    assert len(runs) >= 2, runs
+    assert [r for r in runs if not r.startswith("NO_MKDOCS_2_WARNING=1 ")] == []
 
 
 def test_harness_rules_match_and_reject():

@@ -635,7 +635,8 @@ def test_check_on_a_declaration_nested_20000_levels_exits_2_with_one_line(tmp_pa
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     [line] = proc.stderr.splitlines()
+    # The file is named relative to the working folder, the repository.
     assert line == (
-        f"flagtree-spec check: error: backend declaration {declaration}: nested too deeply "
-        'to read; a declaration is a flat object like {"mirror": "triton"}'
+        f"flagtree-spec check: error: backend declaration {declaration.relative_to(repo)}: "
+        'nested too deeply to read; a declaration is a flat object like {"mirror": "triton"}'
     )

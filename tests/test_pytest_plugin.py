@@ -156,6 +156,10 @@ def test_backend_that_exists_nowhere_fails_the_session_when_only_a_test_imports_
             "*1 passed*",
         ]
     )
+    # Said once, as the plugin's error: not again as the runtime's SpecWarning.
+    everything = result.stdout.str() + result.stderr.str()
+    assert everything.count("names backend 'fsat'") == 1, everything
+    assert "SpecWarning" not in everything
     # Without the terminal reporter the error still reaches the user, on stderr.
     result = run(
         project, "-p", "no:terminal", "--noconftest", "test_late.py", "--flagtree-backend=fsat"
@@ -583,9 +587,9 @@ def test_environment_backend_with_a_bad_value_is_left_to_the_runtime(project, mo
 
 
 def _requested(backend: str) -> Any:
-    from flagtree_spec.pytest_plugin import _Settings
+    from flagtree_spec.pytest_plugin._session import Settings
 
-    settings = _Settings()
+    settings = Settings()
     settings.backend, settings.source = backend, "--flagtree-backend"
     settings.stack = tuple(backend.split(","))
     return settings
@@ -593,7 +597,7 @@ def _requested(backend: str) -> Any:
 
 def test_activate_before_the_session_is_a_usage_error(request, plugpkg_path):
     from flagtree_spec import activate
-    from flagtree_spec.pytest_plugin import _check_imported
+    from flagtree_spec.pytest_plugin._session import _check_imported
 
     activate("slow")
     with pytest.raises(pytest.UsageError, match=r"activate\(\) was called before pytest"):
@@ -603,7 +607,7 @@ def test_activate_before_the_session_is_a_usage_error(request, plugpkg_path):
 def test_backend_that_contradicts_the_marker_of_an_imported_root_is_a_usage_error(
     request, plugpkg_path, monkeypatch
 ):
-    from flagtree_spec.pytest_plugin import _check_imported
+    from flagtree_spec.pytest_plugin._session import _check_imported
 
     monkeypatch.syspath_prepend(str(FIXTURES / "marker_file" / "site-packages"))
     import mkpkg  # noqa: F401  (its build-time marker names gamma)
@@ -621,7 +625,7 @@ def test_importer_is_named_by_the_module_that_refers_to_the_root_package(
     import plugpkg.ops
 
     from flagtree_spec import install
-    from flagtree_spec.pytest_plugin import _importers
+    from flagtree_spec.pytest_plugin._session import _importers
 
     class Opaque:
         @property

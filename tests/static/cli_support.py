@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+from typing import Union
 
 import pytest
 
@@ -19,6 +21,13 @@ def make(base: Path, files: dict[str, str | bytes]) -> None:
             path.write_bytes(text)
         else:
             path.write_text(text, encoding="utf-8")
+
+
+def shown(path: Union[str, Path]) -> str:
+    """*path* as text output shows it: relative to the working folder when below it."""
+    here = os.getcwd() + os.sep
+    text = str(path)
+    return text[len(here) :] if text.startswith(here) else text
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -12,6 +12,10 @@ import pytest
 
 from flagtree_spec._cli import main
 
+# The commands print absolute paths from there (text shows paths below the working folder
+# relative to it: tests/static/test_output.py).
+pytestmark = pytest.mark.usefixtures("outside_the_trees")
+
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 
 

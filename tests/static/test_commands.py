@@ -15,6 +15,10 @@ from cli_support import make, run
 from flagtree_spec._cli import main
 from flagtree_spec._tools.model.source import Source
 
+# The commands print absolute paths from there (text shows paths below the working folder
+# relative to it: tests/static/test_output.py).
+pytestmark = pytest.mark.usefixtures("outside_the_trees")
+
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
 LIBRARY = str(Path(__import__("flagtree_spec").__file__).resolve().parent.parent)
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
@@ -134,10 +138,11 @@ def test_bad_input_no_trunk_and_not_a_repository(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, _, err = run(capsys, "status", "--repo", str(tmp_path))
-    assert code == 2 and "pass --trunk DIR" in err
+    assert code == 2 and "give the checkout's top folder, or --trunk DIR" in err
+    assert "no trunk given" not in err  # --repo was given
     make(tmp_path, {"python/README.md": "", "third_party/vendor/README.md": ""})
     code, _, err = run(capsys, "status", "--repo", str(tmp_path))
-    assert code == 2 and "is not a FlagTree-style repository" in err
+    assert code == 2 and "is not a FlagTree-style repository: it has no package in python/" in err
 
 
 def test_bad_input_invalid_declaration_is_exit_2(

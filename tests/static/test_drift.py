@@ -242,4 +242,5 @@ def test_fts016_of_a_spec_root_given_by_folder_names_it_in_the_advice(
     upgrade_trunk(repo, in_git=False)
     code, out, _ = run(capsys, "check", *where, "--select", "FTS016")
     assert code == 0
-    assert f"'flagtree-spec rebase --spec-root {spec_root}'" in out
+    # Outside git, rebase needs the old trunk: the advice says so.
+    assert f"'flagtree-spec rebase --spec-root {spec_root} --old-trunk DIR'" in out

@@ -17,6 +17,10 @@ import pytest
 from cli_support import run
 from conftest import FIXTURES, run_python
 
+# The commands print absolute paths from there (text shows paths below the working folder
+# relative to it: tests/static/test_output.py).
+pytestmark = pytest.mark.usefixtures("outside_the_trees")
+
 DROPIN = FIXTURES / "flagtree_dropin"
 SOURCE = DROPIN / "source"
 SPEC = "third_party/mthreads/backend/spec"
@@ -122,6 +126,7 @@ def own_spec_path_tree(tmp_path: Path, forwarder: bool) -> Path:
 
 IMPORT_LIBDEVICE = """
 import json
+
 try:
     import triton.language.extra.libdevice as a
 except ImportError as exc:

@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 from cli_support import run
 
+# The commands print absolute paths from there (text shows paths below the working folder
+# relative to it: tests/static/test_output.py).
+pytestmark = pytest.mark.usefixtures("outside_the_trees")
+
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 REPO = FIXTURES / "named_backends"
 THIRD = REPO / "third_party"

@@ -125,10 +125,16 @@ def test_settings_unknown_key_is_an_error_naming_it(tmp_path):
 @pytest.mark.parametrize(
     ("body", "why"),
     [
-        ("select = 'FTS001'", "select must be a list of strings"),
-        ("root = ['a']", "root must be a package name in a string"),
-        ("per-file-ignores = ['x']", "per-file-ignores must be a table of glob = [codes]"),
-        ("per-file-ignores = { x = 'FTS001' }", "per-file-ignores 'x' must be a list of codes"),
+        ("select = 'FTS001'", 'select = "FTS001": a list of strings is expected'),
+        ("root = ['a']", 'root = ["a"]: a string is expected, the package name'),
+        ("per-file-ignores = ['x']", 'per-file-ignores = ["x"]: a table of glob = [codes]'),
+        (
+            "per-file-ignores = { x = 'FTS001' }",
+            "per-file-ignores 'x' = \"FTS001\": a list of strings is expected",
+        ),
+        ("backend = 3", "backend = 3: a string or a list of strings is expected"),
+        ("backend = ['a', 1]", 'backend = ["a", 1]: a string or a list of strings is expected'),
+        ("backend = true", "backend = true: a string or a list of strings is expected"),
     ],
 )
 def test_settings_of_the_wrong_type_are_errors(tmp_path, body, why):

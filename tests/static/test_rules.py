@@ -85,3 +85,55 @@ def test_fts001_dead_override_in_a_spec_root_without_backend_is_named_by_its_fol
     assert finding["code"] == "FTS001"
     assert finding["message"].startswith("extra:namedpkg/plain/mod.py never loads")
     assert code == 1
+
+
+def test_every_rule_explains_itself_in_the_four_sections_of_its_docstring() -> None:
+    from flagtree_spec._tools.check.registry import SECTIONS
+
+    for code, rule in RULES.items():
+        explanation = rule.explanation
+        assert all(explanation), (code, [s for s, body in zip(SECTIONS, explanation) if not body])
+        doc = type(rule).__doc__ or ""
+        assert [line.strip() for line in doc.splitlines() if line.strip().startswith("## ")] == [
+            f"## {s}" for s in SECTIONS
+        ], code
+        assert "```" in explanation.example and "```" in explanation.instead, code
+
+
+def test_the_rules_page_is_written_from_the_registry() -> None:
+    from flagtree_spec._tools.cli.rules import page
+
+    text = (DOC.parent / "rules.md").read_text(encoding="utf-8")
+    assert text == page(), "docs/rules.md is out of date: run scripts/rules-doc"
+    for rule in RULES.values():
+        assert f"\n## {rule.code}\n" in text
+        assert rule.explanation.why in text
+
+
+def test_rule_command_prints_the_explanation_and_the_page_of_a_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from flagtree_spec._tools.cli.rules import markdown
+
+    rule = RULES["FTS012"]
+    code, out, _ = run(capsys, "rule", "fts012")
+    assert code == 0
+    assert out == markdown(rule) + f"\nDocumentation: {rule.url}\n"
+    assert "## What it does\n" in out and "## Use instead\n" in out
+    code, out, _ = run(capsys, "rule", "--all", "--format", "json")
+    data = json.loads(out)
+    assert [d["code"] for d in data] == list(RULES)
+    assert set(data[0]) == {
+        "code",
+        "severity",
+        "summary",
+        "what",
+        "why",
+        "example",
+        "instead",
+        "url",
+    }
+    code, _, err = run(capsys, "rule", "FTS01")
+    assert code == 2 and "'FTS01' is not a check code (codes starting so: FTS010" in err
+    code, _, err = run(capsys, "rule")
+    assert code == 2 and "name the codes to explain" in err

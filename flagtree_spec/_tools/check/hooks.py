@@ -114,6 +114,33 @@ def _fetched_in_loops(model: Model, hook_modules: list[HookModule]) -> set[str]:
     "hook called by trunk and defined by no backend (info), or the reverse",
 )
 class UnmatchedHook(Rule):
+    """## What it does
+    Matches the hooks trunk calls (`spec("h")`, `spec_func("h")`, names fetched
+    in a loop over a literal list) with the hooks the backend's hook module
+    defines: a hook called and defined by no backend of the stack is an info,
+    a hook defined and never called is a warning.
+
+    ## Why is this bad?
+    An optional hook that no backend defines is normal (info). A hook that is
+    defined and never called is almost always a typo in its name, and the
+    backend's function silently never runs.
+
+    ## Example
+    ```python
+    # python/R/language/__init__.py (trunk)
+    spec("init_language", globals())
+
+    # third_party/B/backend/spec/__init__.py (the hook module)
+    def init_languge(namespace): ...
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/__init__.py
+    def init_language(namespace): ...
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         if not model.spec_roots:
             return
@@ -151,6 +178,32 @@ class UnmatchedHook(Rule):
 
 @rule("FTS012", "error", "a trunk hook call whose arguments the hook's signature cannot accept")
 class HookCallArguments(Rule):
+    """## What it does
+    Binds the arguments of each trunk hook call (`spec("h", a, k=v)`) to the
+    signature of the function that run time would call, as Python binds them:
+    argument count, keyword names, defaults, `*args`, `**kwargs`, keyword-only
+    and positional-only parameters.
+
+    ## Why is this bad?
+    The call raises `TypeError` on this backend only, the first time trunk
+    reaches it, which may be deep inside a compilation.
+
+    ## Example
+    ```python
+    # python/R/runtime/jit.py (trunk)
+    spec("launch_metadata", kernel, grid, stream=s)
+
+    # third_party/B/backend/spec/R/runtime/jit.py (a hook fragment)
+    def launch_metadata(kernel, grid): ...
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/runtime/jit.py
+    def launch_metadata(kernel, grid, stream=None): ...
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         hook_modules = [hooks for _, hooks in model.hook_modules()]
         if not hook_modules:
@@ -188,6 +241,27 @@ class HookCallArguments(Rule):
 
 @rule("FTS013", "error", "override also imported through the hook package")
 class OverrideThroughHookPackage(Rule):
+    """## What it does
+    Finds a file that loads twice: once as an override of a trunk module, and
+    once as a module of the hook package (imported by the hook module).
+
+    ## Why is this bad?
+    One file, two module objects: two copies of every class and every global,
+    so `isinstance` checks and module state disagree between the two.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/__init__.py (the hook module)
+    from .R.runtime import autotuner
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/__init__.py
+    import R.runtime.autotuner as autotuner  # the override, one module object
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         live = {
             os.path.normpath(entry.path): entry.name
@@ -271,6 +345,32 @@ class OverrideThroughHookPackage(Rule):
 
 @rule("FTS015", "error", "the hook module's __all__ names a hook it never binds")
 class UnboundHookInAll(Rule):
+    """## What it does
+    Finds a name in the hook module's `__all__` that the hook module never
+    binds, and names a `def` of that name elsewhere in the spec root if there
+    is one.
+
+    ## Why is this bad?
+    `spec("h")` finds nothing, so the hook silently never runs, and
+    `from hooks import *` raises `AttributeError`.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/__init__.py (the hook module)
+    from ._utils import helper
+
+    __all__ = ["helper", "missing_hook"]
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/__init__.py
+    from ._utils import helper, missing_hook
+
+    __all__ = ["helper", "missing_hook"]
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         for spec_root, hooks in model.hook_modules():
             entries = hooks.all_entries()
@@ -301,6 +401,24 @@ class UnboundHookInAll(Rule):
 
 @rule("FTS022", "warning", "spec(...) or default: a hook may return a falsy value")
 class SpecOrDefault(Rule):
+    """## What it does
+    Finds `spec("h", ...) or default(...)` in code that loads.
+
+    ## Why is this bad?
+    The default also runs when the hook ran and returned a falsy value (`0`,
+    `None`, an empty array), so the backend's answer is thrown away.
+
+    ## Example
+    ```python
+    value = spec("atomic_add", ptr, val) or generic_atomic_add(ptr, val)
+    ```
+
+    ## Use instead
+    ```python
+    value = (spec_func("atomic_add") or generic_atomic_add)(ptr, val)
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         for module, source in _sources(model):
             assert module.file is not None

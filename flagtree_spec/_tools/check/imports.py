@@ -154,6 +154,38 @@ def _hook_package_name(hooks: HookModule, key: str, path: str) -> str:
 
 @rule("FTS004", "error", "an import fails: a module that exists nowhere, or a name it lacks")
 class UndefinedImport(Rule):
+    """## What it does
+    Resolves every import of every file that loads with the backend stack
+    active (overrides, added modules, the lower versions `inherit()` runs, the
+    hook module and its fragments) and reports a module that exists nowhere,
+    or a name that the module which loads does not define, including a name
+    that trunk imports from a module the backend overrides.
+
+    ## Why is this bad?
+    The import raises `ImportError` at run time, on the backend only, often far
+    from the override that dropped the name.
+
+    ## Example
+    ```python
+    # python/R/language/semantic.py (trunk)
+    from .core import async_task
+
+    # third_party/B/backend/spec/R/language/core.py: defines no async_task
+    def dot(a, b): ...
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/language/core.py
+    from flagtree_spec import inherit
+
+    inherit(globals())  # the trunk's async_task and the rest stay defined
+
+
+    def dot(a, b): ...
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         reported: dict[tuple[str, str], list[str]] = {}
         for module, source in _sources(model):
@@ -262,9 +294,33 @@ class UndefinedImport(Rule):
     "a package init imports a submodule before its spec_path call, so its override never loads",
 )
 class ImportBeforeSpecPath(Rule):
-    """While a package's ``__init__`` runs up to its ``spec_path`` call, the
-    package's ``__path__`` is its own folder: a submodule imported then (directly,
-    or by the package's modules those imports run) loads from there, and stays."""
+    """## What it does
+    Finds a trunk package `__init__` that imports one of its submodules before
+    its `spec_path(__path__)` call (directly, or through the modules those
+    imports run), while a mirror tree overrides that submodule.
+
+    ## Why is this bad?
+    Until the call, the package's `__path__` is its own folder: the submodule
+    loads from trunk and stays loaded, so its override never runs.
+
+    ## Example
+    ```python
+    # python/R/__init__.py (trunk)
+    from . import jit
+    from flagtree_spec import spec_path
+
+    spec_path(__path__)
+    ```
+
+    ## Use instead
+    ```python
+    # python/R/__init__.py (trunk)
+    from flagtree_spec import spec_path
+
+    spec_path(__path__)
+    from . import jit
+    ```
+    """
 
     def model(self, model: Model) -> Iterator[Hit]:
         for module in model.modules():

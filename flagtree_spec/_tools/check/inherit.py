@@ -26,12 +26,30 @@ __all__: list[str] = []
 
 @rule("FTS007", "warning", "override derives paths from __file__")
 class OwnFile(Rule):
-    """``__file__`` in an override names its own file, or after ``inherit()`` the lower one.
+    """## What it does
+    Finds an override that derives a path from its own `__file__`, which names
+    the mirror file (and, after `inherit(globals())`, the lower version that
+    ran last, also in every function of the module).
 
-    In an override that calls ``inherit(globals())``, ``__file__`` is the
-    override's own file before the call and the lowest version that ran after
-    it, so a read at module level after the call, and any read in a function
-    body (which runs later), sees the lower file.
+    ## Why is this bad?
+    Data files next to the trunk module are not next to the override:
+    `os.path.dirname(__file__)` points into the spec tree, where they are not.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/runtime/build.py
+    import os
+
+    HEADERS = os.path.join(os.path.dirname(__file__), "include")
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/runtime/build.py
+    from flagtree_spec import trunk_path
+
+    HEADERS = trunk_path(__package__, "include")
+    ```
     """
 
     _ADVICE = (
@@ -227,6 +245,31 @@ def _close_trunk_module(model: Model, name: str) -> list[str]:
 
 @rule("FTS017", "error", "a mirror module calls inherit() but has no lower version")
 class InheritWithoutLower(Rule):
+    """## What it does
+    Finds a mirror module that calls `inherit(globals())` but has no lower
+    version to inherit: no trunk module and no lower backend's override of the
+    same name (often a misspelt file name, which the message corrects).
+
+    ## Why is this bad?
+    Importing it raises `SpecError` on this backend.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/opps.py (trunk has R/ops.py)
+    from flagtree_spec import inherit
+
+    inherit(globals())
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/ops.py
+    from flagtree_spec import inherit
+
+    inherit(globals())
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if mf.state != "live" or mf.lower is not None or not mf.inherits:
             return

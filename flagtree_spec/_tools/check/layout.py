@@ -19,6 +19,24 @@ __all__: list[str] = []
 
 @rule("FTS014", "warning", "symlink in a spec root that leaves it")
 class SymlinkLeavesSpecRoot(Rule):
+    """## What it does
+    Finds a symlink in a spec root that points outside it.
+
+    ## Why is this bad?
+    Python follows it, so the file it points to loads as part of the backend,
+    while reviews, `git diff` of the spec tree and the tools see only a link.
+
+    ## Example
+    ```text
+    third_party/B/backend/spec/R/shared.py -> ../../../../../outside/shared.py
+    ```
+
+    ## Use instead
+    ```text
+    Copy the file into the spec root, or remove the link.
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         for spec_root in model.spec_roots:
             for path in _links(model, spec_root.path):
@@ -53,6 +71,26 @@ def _links(model: Model, top: str) -> Iterator[str]:
     "a .py file in a spec root that belongs to no mirror tree and is not part of the hook package",
 )
 class StrayFile(Rule):
+    """## What it does
+    Finds a `.py` file in a spec root that is neither in its mirror tree nor
+    imported by the hook package, and names the mirror path it was probably
+    meant for.
+
+    ## Why is this bad?
+    Python never loads it: a mirror that lacks the root package's level
+    (`spec/runtime/jit.py` for `spec/R/runtime/jit.py`) overrides nothing.
+
+    ## Example
+    ```text
+    third_party/B/backend/spec/runtime/jit.py
+    ```
+
+    ## Use instead
+    ```text
+    third_party/B/backend/spec/R/runtime/jit.py
+    ```
+    """
+
     def model(self, model: Model) -> Iterator[Hit]:
         trunk = set(_trunk_names(model))
         for spec_root in model.spec_roots:

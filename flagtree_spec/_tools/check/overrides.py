@@ -120,6 +120,32 @@ def _installed(path: str) -> bool:
 
 @rule("FTS001", "error", "dead override: its package is never specialised, so it never loads")
 class DeadOverride(Rule):
+    """## What it does
+    Finds a file of a mirror tree whose package is never specialised: the
+    trunk package it belongs to never calls `spec_path(__path__)` (or is a
+    module, or does not import), so its `__path__` never holds the mirror
+    folder and the file never loads.
+
+    ## Why is this bad?
+    The backend's change is silently not there: the trunk's version runs, and
+    nothing fails until a test notices that the backend's behaviour is missing.
+
+    ## Example
+    ```python
+    # python/R/runtime/__init__.py (trunk): no spec_path call
+    from .jit import JITFunction
+    ```
+
+    ## Use instead
+    ```python
+    # python/R/runtime/__init__.py (trunk)
+    from flagtree_spec import spec_path
+
+    spec_path(__path__)
+    from .jit import JITFunction
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if os.path.normpath(mf.entry.path) in mf.model.hook_fragments():
             return  # a fragment of the hook package: it loads through that package
@@ -163,6 +189,32 @@ def _copy_of(model: Model, path: str, trunk: str) -> bool:
 
 @rule("FTS002", "error", "package-init override that hides trunk modules, or that never loads")
 class PackageInitOverride(Rule):
+    """## What it does
+    Finds an `__init__.py` in a mirror tree that replaces a trunk package's
+    `__init__` without calling `spec_path(__path__)`, or that never loads (the
+    root package's own, or one below a package that is never specialised).
+
+    ## Why is this bad?
+    A package's `__path__` comes from the `__init__` that loads. Without the
+    call it is the mirror folder alone, so every trunk module of the package
+    that the backend does not override can no longer be imported.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/language/__init__.py
+    from .core import *
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/language/__init__.py
+    from flagtree_spec import spec_path
+
+    spec_path(__path__)
+    from .core import *
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         path, module = mf.entry.path, mf.module
         if mf.state == "root-init" and os.path.normpath(path) not in mf.model.hook_fragments():
@@ -253,6 +305,26 @@ class PackageInitOverride(Rule):
 
 @rule("FTS003", "warning", "override identical to the module it shadows")
 class IdenticalOverride(Rule):
+    """## What it does
+    Finds an override that is byte- or AST-identical to the module it shadows.
+
+    ## Why is this bad?
+    It changes nothing, yet it hides every later change of the trunk's module:
+    after an upgrade the old copy keeps loading.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/util.py: a copy of python/R/util.py
+    def clamp(x, lo, hi):
+        return max(lo, min(x, hi))
+    ```
+
+    ## Use instead
+    ```text
+    Delete third_party/B/backend/spec/R/util.py: the trunk's module loads.
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if mf.state == "live" and mf.identical:
             yield Hit(
@@ -265,6 +337,37 @@ class IdenticalOverride(Rule):
 
 @rule("FTS005", "warning", "public names of the shadowed module missing from the override")
 class MissingPublicNames(Rule):
+    """## What it does
+    Compares the public names of an override (its literal `__all__`, else its
+    top-level names without a leading underscore that no import binds) with
+    those of the module it shadows, and reports the names it lacks.
+
+    ## Why is this bad?
+    Code that uses the trunk's module (`triton.language.core.dot`) breaks on
+    this backend only: API drift that no import statement shows.
+
+    ## Example
+    ```python
+    # python/R/api.py (trunk)
+    def launch(): ...
+    def compile_kernel(): ...
+
+    # third_party/B/backend/spec/R/api.py
+    def launch(): ...
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/api.py
+    from flagtree_spec import inherit
+
+    inherit(globals())
+
+
+    def launch(): ...
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         other = mf.lower_source
         if mf.state != "live" or other is None or mf.parsed is None or mf.identical:
@@ -285,6 +388,29 @@ class MissingPublicNames(Rule):
 
 @rule("FTS006", "error", "override of an excluded name")
 class ExcludedOverride(Rule):
+    """## What it does
+    Finds an override of a module that its package's `spec_path(exclude=...)`
+    or the spec root's declaration (`flagtree_spec.json`) excludes.
+
+    ## Why is this bad?
+    An excluded module always loads from trunk, so the override never loads:
+    the backend's change is dead code.
+
+    ## Example
+    ```python
+    # python/R/__init__.py (trunk)
+    spec_path(__path__, exclude=["kernels"])
+
+    # third_party/B/backend/spec/R/kernels.py
+    def fused(): ...
+    ```
+
+    ## Use instead
+    ```text
+    Delete the override, or drop "kernels" from the exclusion.
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if mf.state == "excluded":
             yield Hit(
@@ -336,6 +462,26 @@ def _hides_namespace(mf: MirrorFile) -> str:
 
 @rule("FTS008", "info", "module added by the backend")
 class AddedModule(Rule):
+    """## What it does
+    Lists a module that the backend adds: a mirror file with no trunk
+    counterpart (the message asks about a trunk module one edit away).
+
+    ## Why is this bad?
+    It is not: adding modules is allowed. It is reported (as info) because a
+    misspelt override looks exactly like an added module, and never loads in
+    place of the trunk's.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/runtime/jitt.py: meant to override jit.py
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/runtime/jit.py
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if (
             mf.state == "live"
@@ -367,6 +513,32 @@ class AddedModule(Rule):
     "a mirror __init__.py turns a trunk namespace package into a regular one, hiding it",
 )
 class NamespaceShadowed(Rule):
+    """## What it does
+    Finds an `__init__.py` that a mirror tree adds over a folder that is a
+    namespace package in trunk (Triton's `_C`, which holds the compiled
+    `libtriton`).
+
+    ## Why is this bad?
+    The package becomes a regular one whose `__path__` is the mirror folder
+    only, so nothing of trunk's portion imports any more
+    (`No module named 'triton._C.libtriton'`).
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/_C/__init__.py
+    VERSION = "b"
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/_C/__init__.py: or delete the file
+    from flagtree_spec import spec_path
+
+    spec_path(__path__)
+    VERSION = "b"
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         portion = _hides_namespace(mf)
         if not portion:
@@ -390,6 +562,35 @@ class NamespaceShadowed(Rule):
     "a whole-file override shadowed by a higher backend's whole-file override never runs",
 )
 class ShadowedWholeFile(Rule):
+    """## What it does
+    In a stack `a,b`, finds `b`'s override of a module that `a` also overrides
+    as a whole file (without `inherit(globals())`).
+
+    ## Why is this bad?
+    The higher backend's file replaces the module whole: the lower backend's
+    override never runs, and its changes are lost without a word.
+
+    ## Example
+    ```python
+    # third_party/a/backend/spec/R/whole.py
+    def f(): return "a"
+
+    # third_party/b/backend/spec/R/whole.py
+    def g(): return "b"
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/a/backend/spec/R/whole.py
+    from flagtree_spec import inherit
+
+    inherit(globals())  # runs b's version (then trunk's) first
+
+
+    def f(): return "a"
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if mf.state != "shadowed" or mf.module.file is None:
             return
@@ -414,6 +615,29 @@ class ShadowedWholeFile(Rule):
 
 @rule("FTS010", "error", "override that does not parse")
 class Unparsable(Rule):
+    """## What it does
+    Finds a file that loads (an override, the hook package) and cannot be read,
+    decoded per PEP 263 or parsed.
+
+    ## Why is this bad?
+    Importing it raises `SyntaxError` (or `UnicodeDecodeError`) on this
+    backend, and none of the other checks can judge what it defines.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/broken.py
+    def f(:
+        pass
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/broken.py
+    def f():
+        pass
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         error = mf.source.error if mf.source is not None else None
         if error is not None:
@@ -431,6 +655,26 @@ class Unparsable(Rule):
 
 @rule("FTS011", "error", "compiled file in a mirror tree")
 class CompiledFile(Rule):
+    """## What it does
+    Finds a compiled file (an extension module `.so`/`.pyd`, or a `.pyc`
+    outside `__pycache__`) in a mirror tree.
+
+    ## Why is this bad?
+    Python loads it like a module, but nobody can review, diff or rebase it.
+
+    ## Example
+    ```text
+    third_party/B/backend/spec/R/fast.so
+    third_party/B/backend/spec/R/helper.pyc
+    ```
+
+    ## Use instead
+    ```text
+    Keep the sources in the mirror tree; build extension modules where the
+    trunk builds its own.
+    ```
+    """
+
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         if mf.state == "compiled":
             yield Hit(

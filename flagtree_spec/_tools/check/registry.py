@@ -6,6 +6,15 @@ A rule is declared with its code, default severity and one-line summary::
     class AddedModule(Rule):
         def file(self, mf: MirrorFile) -> Iterator[Hit]: ...
 
+and explained by its docstring, in the four sections of ruff's rules, each
+headed by a Markdown heading: ``## What it does``, ``## Why is this bad?``,
+``## Example`` and ``## Use instead`` (a code block each, whose first line
+names the file it belongs to when that matters).
+The explanation (:attr:`Rule.explanation`) is what ``flagtree-spec rule CODE``
+prints, what ``docs/rules.md`` shows, and the SARIF ``help`` of the rule; its
+page's anchor is :attr:`Rule.url`, the ``url`` of each finding in JSON and
+the ``helpUri`` in SARIF.
+
 and looks at one file of a mirror tree at a time (:meth:`Rule.file`, given
 the :class:`~flagtree_spec._tools.model.overrides.MirrorFile` that says what
 the import system does with it), at the whole model once (:meth:`Rule.model`),
@@ -13,13 +22,16 @@ or both.  It yields :class:`Hit` objects; the check turns them into findings
 carrying its code and severity.  The rules live in one module per family
 (:mod:`.overrides`, :mod:`.imports`, :mod:`.hooks`, :mod:`.inherit`,
 :mod:`.layout`, :mod:`.upgrade`); adding a code is adding one class to the
-module of its concern and its row in ``docs/check.md``.  This module holds
+module of its concern, its row in ``docs/check.md``, and ``docs/rules.md``
+written again (``python scripts/rules-doc``).  This module holds
 only the registry and the helpers the families share.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
@@ -29,7 +41,55 @@ from ..model.source import Source
 if TYPE_CHECKING:
     from ..model.overrides import MirrorFile
 
-__all__ = ["RULES", "Hit", "Rule", "rule"]
+__all__ = ["DOCS", "RULES", "SECTIONS", "Explanation", "Hit", "Rule", "rule"]
+
+# The documentation site; a rule's page is the anchor of its code on rules/.
+DOCS = "https://flagos-ai.github.io/flagtree_spec/"
+# The sections of a rule's docstring, in order.
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+
+
+class Explanation(NamedTuple):
+    """A rule's docstring, by section (Markdown; empty where the docstring lacks one)."""
+
+    what: str
+    why: str
+    example: str
+    instead: str
+
+    @classmethod
+    def parse(cls, doc: str) -> Explanation:
+        parts: dict[str, list[str]] = {}
+        current: list[str] = []
+        for line in inspect.cleandoc(doc).splitlines():
+            heading = re.fullmatch(r"## (.+)", line.strip())
+            if heading is not None and heading[1] in SECTIONS:
+                current = parts.setdefault(heading[1], [])
+            else:
+                current.append(line)
+        return cls(*("\n".join(parts.get(s, [])).strip() for s in SECTIONS))
+
+    def markdown(self, level: int = 2) -> str:
+        """The four sections as Markdown, headed at *level*."""
+        marks = "#" * level
+        return "\n\n".join(
+            f"{marks} {title}\n\n{body}" for title, body in zip(SECTIONS, self) if body
+        )
+
+    def text(self) -> str:
+        """The four sections as plain text: titles alone on a line, code indented."""
+        blocks = []
+        for title, body in zip(SECTIONS, self):
+            if not body:
+                continue
+            lines, code = [], False
+            for line in body.splitlines():
+                if line.startswith("```"):
+                    code = not code
+                    continue
+                lines.append(f"    {line}" if code and line else line)
+            blocks.append(f"{title}\n" + "\n".join(lines))
+        return "\n\n".join(blocks)
 
 
 class Hit(NamedTuple):
@@ -48,6 +108,16 @@ class Rule:
     code: ClassVar[str]
     severity: ClassVar[str]  # "error", "warning" or "info"
     summary: ClassVar[str]
+
+    @property
+    def explanation(self) -> Explanation:
+        """What the rule checks, why, an example and the fix: its docstring."""
+        return Explanation.parse(type(self).__doc__ or "")
+
+    @property
+    def url(self) -> str:
+        """The rule's documentation: its anchor on the rules page."""
+        return f"{DOCS}rules/#{self.code.lower()}"
 
     def file(self, mf: MirrorFile) -> Iterable[Hit]:
         """Findings for one file of a mirror tree (every file, every state)."""

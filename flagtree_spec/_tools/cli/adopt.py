@@ -26,6 +26,7 @@ from ..adopt.proof import Comparison, compare, imported_names
 from ..model.flagtree import FORWARDER, SpecFile, spec_file
 from ..model.model import InputError, Model, load
 from .options import add_command, model_from
+from .output import Output
 
 __all__ = ["add_commands"]
 
@@ -82,7 +83,7 @@ def _own_hook_module(spec: SpecFile, root: str, backend: str) -> list[str]:
     return [spec.hooks.replace("{R}", root).replace("{B}", backend)]
 
 
-def _adopt(args: argparse.Namespace) -> int:
+def _adopt(args: argparse.Namespace, out: Output) -> int:
     if args.spec_root or args.auto:
         raise InputError(
             "adopt compares the tree's own layout: --spec-root and --auto do not apply to it"
@@ -98,7 +99,7 @@ def _adopt(args: argparse.Namespace) -> int:
             "that parses: there is nothing to adopt"
         )
     if spec.kind == "forwarder":
-        return _say(args, {"spec_file": spec.path, "adopted": True, "already": True}, [])
+        return _say(args, out, {"spec_file": spec.path, "adopted": True, "already": True}, [])
     if spec.kind == "other":
         raise InputError(
             f"{spec.path} defines none of spec_path, spec, spec_call, spec_func: it is not "
@@ -149,45 +150,47 @@ def _adopt(args: argparse.Namespace) -> int:
         "proven": bool(results) and proven,
         "verified": not args.no_verify,
     }
-    _say(args, data, results)
+    _say(args, out, data, results)
     return 0 if proven else 1
 
 
-def _say(args: argparse.Namespace, data: dict[str, Any], results: list[Comparison]) -> int:
+def _say(
+    args: argparse.Namespace, out: Output, data: dict[str, Any], results: list[Comparison]
+) -> int:
     if args.format == "json":
         data["backends"] = [
             {**r._asdict(), "differences": [d._asdict() for d in r.differences]} for r in results
         ]
-        print(json.dumps(data, indent=2))
+        out.raw(json.dumps(data, indent=2) + "\n")
         return 0
     if data.get("already"):
-        print(f"{data['spec_file']} forwards to flagtree_spec already: nothing to do")
+        out.line(f"{data['spec_file']} forwards to flagtree_spec already: nothing to do")
         return 0
-    print(data["description"])
+    out.line(data["description"])
     for r in results:
-        print(
+        out.line(
             f"backend {r.backend}: {r.modules} modules probed, {r.imported} import with both "
             f"({r.from_spec_tree} of them from the spec tree), {r.failed_alike} fail alike, "
             f"{len(r.differences)} difference{'s' if len(r.differences) != 1 else ''}; "
             f"{r.hooks} hooks asked, {r.hooks_answered} answered"
         )
         for d in r.differences[:_SHOWN]:
-            print(f"  {d.module}: {d.what}: own {d.own}  forwarder {d.forwarder}")
+            out.line(f"  {d.module}: {d.what}: own {d.own}  forwarder {d.forwarder}")
         if len(r.differences) > _SHOWN:
-            print(f"  ... and {len(r.differences) - _SHOWN} more (--format json lists them all)")
+            out.line(f"  ... and {len(r.differences) - _SHOWN} more (--format json lists them all)")
         if not r.imported:
-            print(
+            out.line(
                 "  nothing imported on either side, so nothing was compared"
                 + (f"; first error: {r.first_errors[0]}" if r.first_errors else "")
             )
     if not data["verified"]:
-        print(f"not verified (--no-verify): wrote the forwarder into {data['spec_file']}")
+        out.line(f"not verified (--no-verify): wrote the forwarder into {data['spec_file']}")
     elif data["proven"]:
-        print(f"equivalent: wrote the forwarder into {data['spec_file']}")
+        out.line(f"equivalent: wrote the forwarder into {data['spec_file']}")
     elif data["adopted"]:
-        print(f"NOT equivalent; kept the forwarder in {data['spec_file']} (--keep-on-failure)")
+        out.line(f"NOT equivalent; kept the forwarder in {data['spec_file']} (--keep-on-failure)")
     else:
-        print(f"NOT equivalent: {data['spec_file']} is left as it was")
+        out.line(f"NOT equivalent: {data['spec_file']} is left as it was")
     return 0
 
 

@@ -1,5 +1,8 @@
 """The static commands of ``flagtree-spec``: ``status``, ``which``, ``list``, ``check``, ``diff``.
 
+Each is a function ``(args, out)`` registered with :func:`~.options.add_command`,
+which gives it the shared options and the :class:`~.output.Output` to print to.
+
 They build a :class:`~flagtree_spec._tools.model.model.Model` from the trunk and
 spec roots named by the options (:mod:`.options`, or detected), and never import or execute
 anything of the trunk or a backend.  Exit codes: 0 clean, 1 findings at
@@ -16,7 +19,6 @@ import fnmatch
 import io
 import json
 import os
-import sys
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -29,34 +31,40 @@ from ..model.settings import Settings
 from ..model.source import Problem
 from ..upgrade.defdiff import DefinitionDiff, definition_diffs
 from ..upgrade.digest import analyse
-from .options import add_command, model_from, settings_from
+from . import rules
+from .findings import FORMATS, STATISTICS_FORMATS, write_findings, write_statistics
+from .options import add_command, model_from
+from .output import Output
 
 __all__ = ["add_commands"]
 
 
-def _backends_present(model: Model, command: str) -> None:
+def _backends_present(model: Model, out: Output) -> None:
     """Stop (exit 2) on a named backend that exists nowhere or whose spec root is misplaced;
     a notice for one that exists without a Python spec tree."""
     for absent in model.absent:
         if absent.fatal:
             raise InputError(absent.message(model.root))
     for absent in model.absent:
-        print(f"flagtree-spec {command}: notice: {absent.message(model.root)}", file=sys.stderr)
+        out.note(f"flagtree-spec {out.command}: notice: {absent.message(model.root)}")
 
 
-def _report_problems(problems: Sequence[Problem]) -> None:
+def _report_problems(problems: Sequence[Problem], out: Output) -> None:
+    # Input errors: printed with --quiet too.
+    quiet, out.quiet = out.quiet, False
     for p in problems:
-        print(f"{p.path}:{p.line}:{p.col}: input error: {p.message}", file=sys.stderr)
+        out.note(f"{p.path}:{p.line}:{p.col}: input error: {p.message}")
+    out.quiet = quiet
 
 
-def _dump(data: Any) -> None:
-    print(json.dumps(data, indent=2))
+def _dump(data: Any, out: Output) -> None:
+    out.raw(json.dumps(data, indent=2) + "\n")
 
 
 # --------------------------------------------------------------------------- status
 
 
-def _status(args: argparse.Namespace) -> int:
+def _status(args: argparse.Namespace, out: Output) -> int:
     model = model_from(args)
     roots = [
         {
@@ -83,28 +91,28 @@ def _status(args: argparse.Namespace) -> int:
         "absent": [a.as_dict() for a in model.absent],
     }
     if args.format == "json":
-        _dump(data)
+        _dump(data, out)
         return 0
-    print(f"root package  {model.root}  ({model.rdir})")
-    print(f"backend stack {','.join(model.stack) or 'none'}  ({model.stack_source})")
+    out.line(f"root package  {model.root}  ({model.rdir})")
+    out.line(f"backend stack {','.join(model.stack) or 'none'}  ({model.stack_source})")
     for absent in model.absent:
-        print("note          " + absent.message(model.root).replace("\n", "\n              "))
+        out.line("note          " + absent.message(model.root).replace("\n", "\n              "))
     if model.auto:
-        print("mode          auto (every package is specialised)")
+        out.line("mode          auto (every package is specialised)")
     if not roots:
-        print("spec roots    none: nothing is specialised")
+        out.line("spec roots    none: nothing is specialised")
     for i, r in enumerate(roots, 1):
-        print(f"spec root {i}   {r['path']}  [{r['backend'] or 'no backend'}, {r['kind']}]")
-        print(f"  mirror      {r['mirror'] or 'none'}  ({r['mirror_rule']})")
+        out.line(f"spec root {i}   {r['path']}  [{r['backend'] or 'no backend'}, {r['kind']}]")
+        out.line(f"  mirror      {r['mirror'] or 'none'}  ({r['mirror_rule']})")
         if r["hooks"]:
             hooks = f"{r['hooks']}  (imported as {r['hook_module']}; {r['hooks_rule']})"
         else:
             hooks = f"none  ({r['hooks_rule']})"
-        print(f"  hooks       {hooks}")
+        out.line(f"  hooks       {hooks}")
         if r["exclude"]:
-            print(f"  exclude     {', '.join(r['exclude'])}")
+            out.line(f"  exclude     {', '.join(r['exclude'])}")
         if r["declaration"]:
-            print(f"  declaration {r['declaration']}")
+            out.line(f"  declaration {r['declaration']}")
     return 0
 
 
@@ -122,12 +130,12 @@ def _module_name(model: Model, name: str) -> str:
     )
 
 
-def _which(args: argparse.Namespace) -> int:
+def _which(args: argparse.Namespace, out: Output) -> int:
     model = model_from(args)
-    _backends_present(model, "which")
+    _backends_present(model, out)
     names = [_module_name(model, n) for n in args.modules]
     answers = [model.resolve(n) for n in names]
-    _report_problems(model.problems)
+    _report_problems(model.problems, out)
     # 2: the input was unusable; 1: a module named would not import.
     code = 2 if model.problems else 1 if any(a.kind == "missing" for a in answers) else 0
     if args.format == "json":
@@ -141,23 +149,23 @@ def _which(args: argparse.Namespace) -> int:
             if a.early is not None:
                 row["reason"] = _early_reason(model, a)
             rows.append(row)
-        _dump(rows)
+        _dump(rows, out)
         return code
     for a in answers:
         if a.kind == "missing":
-            print(f"{a.name}: does not import ({a.reason})")
+            out.line(f"{a.name}: does not import ({a.reason})")
         elif a.kind == "namespace":
-            print(f"{a.name}: namespace package, portions {', '.join(a.path)}")
+            out.line(f"{a.name}: namespace package, portions {', '.join(a.path)}")
         else:
             where = f"backend {a.origin.backend or a.origin.path}" if a.origin else "trunk"
-            print(f"{a.name}: {a.file}  [{where}]")
+            out.line(f"{a.name}: {a.file}  [{where}]")
             if a.early is not None:
-                print(f"  {_early_reason(model, a)}")
+                out.line(f"  {_early_reason(model, a)}")
             for c in a.candidates:
-                print(f"  shadows {c}")
+                out.line(f"  shadows {c}")
             if a.kind == "package":
                 state = "specialised" if a.specialised else "not specialised (no spec_path call)"
-                print(f"  package, {state}; __path__: {', '.join(a.path)}")
+                out.line(f"  package, {state}; __path__: {', '.join(a.path)}")
     return code
 
 
@@ -172,19 +180,19 @@ def _early_reason(model: Model, module: Module) -> str:
 # --------------------------------------------------------------------------- list
 
 
-def _list(args: argparse.Namespace) -> int:
+def _list(args: argparse.Namespace, out: Output) -> int:
     model = model_from(args)
-    _backends_present(model, "list")
+    _backends_present(model, out)
     rows = list_rows(model)
-    _report_problems(model.problems)
+    _report_problems(model.problems, out)
     if args.format == "json":
-        _dump(rows)
+        _dump(rows, out)
     else:
         if not rows:
-            print("no overrides: no spec root with a mirror tree (see flagtree-spec status)")
+            out.line("no overrides: no spec root with a mirror tree (see flagtree-spec status)")
         for row in rows:
             extra = f"  (shadows {row['shadows']})" if row["shadows"] else ""
-            print(f"{row['state']:<9} {row['module']}  {row['file']}{extra}")
+            out.line(f"{row['state']:<9} {row['module']}  {row['file']}{extra}")
     return 2 if model.problems else 0
 
 
@@ -201,21 +209,13 @@ def _codes(values: Sequence[str], option: str) -> list[str]:
     return codes
 
 
-def _print_findings(findings: Sequence[Finding], fmt: str) -> None:
-    if fmt == "json":
-        _dump({"findings": [f.as_dict() for f in findings]})
-        return
-    for f in findings:
-        if fmt == "github":
-            level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
-            message = f.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::{level} file={f.path},line={f.line},col={f.col},title={f.code}::{message}")
-        else:
-            print(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
-
-
-def _check(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+def _check(args: argparse.Namespace, out: Output) -> int:
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        raise InputError(
+            f"--statistics counts findings per code in {' or '.join(STATISTICS_FORMATS)}; "
+            f"--format {args.format} lists each finding: drop one of the two"
+        )
+    settings: Optional[Settings] = args.settings
     table = f"[tool.flagtree-spec] in {settings.path}:" if settings else ""
     # Command-line options win over the table.
     if args.select or settings is None:
@@ -231,30 +231,35 @@ def _check(args: argparse.Namespace) -> int:
         for pattern, codes in (settings.per_file_ignores if settings else ())
     ]
     model = model_from(args, settings)
-    _backends_present(model, "check")
+    _backends_present(model, out)
     models = [model]
     if not model.spec_roots and not model.absent:
         if model.stack:  # named by a build-time marker, which is not judged
-            print(
+            out.note(
                 f"flagtree-spec check: no spec root for {model.root} (backend stack "
-                f"{','.join(model.stack)}, {model.stack_source})",
-                file=sys.stderr,
+                f"{','.join(model.stack)}, {model.stack_source})"
             )
         else:
-            models = _every_backend(args, settings, model)
+            models = _every_backend(args, settings, model, out)
     found: set[Finding] = set()
     for each in models:
         found.update(check(each))
     findings = select(sorted(found, key=_order), chosen, ignored)
     if settings is not None and per_file:
         findings = [f for f in findings if not _ignored_here(f, settings.folder, per_file)]
-    _print_findings(findings, args.format)
+    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
+    if args.statistics:
+        write_statistics(findings, args.format, out)
+    else:
+        write_findings(findings, args.format, out, failing)
     problems = [p for each in models for p in each.problems]
-    _report_problems(list(dict.fromkeys(problems)))
-    print(_summary(models, findings), file=sys.stderr)
+    _report_problems(list(dict.fromkeys(problems)), out)
+    summary, severity = _summary(models, findings)
+    out.note(summary, style=severity)
     if problems:
         return 2
-    failing = ("error",) if args.fail_on == "error" else ("error", "warning")
+    if args.exit_zero:
+        return 0
     return 1 if any(f.severity in failing for f in findings) else 0
 
 
@@ -272,7 +277,7 @@ def _order(finding: Finding) -> tuple[str, int, int, str, str]:
 
 
 def _every_backend(
-    args: argparse.Namespace, settings: Optional[Settings], model: Model
+    args: argparse.Namespace, settings: Optional[Settings], model: Model, out: Output
 ) -> list[Model]:
     """With no backend named and no spec root: one model per backend of the repository
     that has a spec root (said on stderr), or an input error when there is none, so
@@ -308,29 +313,30 @@ def _every_backend(
             f"{named}, and no backend under {third_party} has one{folders}: nothing was "
             "checked; pass --backend B or --spec-root DIR"
         )
-    print(
+    out.note(
         f"flagtree-spec check: no backend named; checking every backend of the repository: "
         f"{', '.join(checked)}"
-        + (f" ({', '.join(without)}: no Python spec tree)" if without else ""),
-        file=sys.stderr,
+        + (f" ({', '.join(without)}: no Python spec tree)" if without else "")
     )
     return models
 
 
-def _summary(models: Sequence[Model], findings: Sequence[Finding]) -> str:
-    """The last line of ``check``: counts by severity and the number of files checked."""
+def _summary(models: Sequence[Model], findings: Sequence[Finding]) -> tuple[str, str]:
+    """The last line of ``check`` (counts by severity and the number of files checked),
+    and the style to show it in: the highest severity found, or ok."""
     files: set[str] = set()
     for model in models:
         files.update(entry.path for _, entry in model.mirror_files())
         files.update(r.hooks for r in model.spec_roots if r.hooks)
     checked = f"in {len(files)} file{'s' if len(files) != 1 else ''}"
     if not findings:
-        return f"0 findings {checked}"
+        return f"0 findings {checked}", "ok"
     counts = {s: sum(f.severity == s for f in findings) for s in ("error", "warning", "info")}
-    return (
+    line = (
         ", ".join(f"{n} {s}{'s' if n != 1 and s != 'info' else ''}" for s, n in counts.items())
         + f" {checked}"
     )
+    return line, next(s for s, n in counts.items() if n)
 
 
 # --------------------------------------------------------------------------- diff
@@ -344,67 +350,77 @@ def _read(model: Model, path: str) -> list[str]:
     return io.StringIO(source.text, newline=None).readlines()
 
 
-def _diff(args: argparse.Namespace) -> int:
+def _diff(args: argparse.Namespace, out: Output) -> int:
     model = model_from(args)
-    _backends_present(model, "diff")
+    _backends_present(model, out)
     name = _module_name(model, args.module)
     module = model.resolve(name)
     if module.file is None:
         raise InputError(f"{name} does not import ({module.reason or 'a namespace package'})")
     lower: Optional[str] = model.counterpart(name)
+    # The headers of a diff name the files as the format shows paths (JSON: absolute).
+    show = (lambda p: p) if args.format == "json" else out.path
     if module.origin is None:
         text = ""
         note = f"{name} loads from trunk ({module.file}); nothing overrides it"
     elif lower is None:
         text = "".join(
-            difflib.unified_diff([], _read(model, module.file), "/dev/null", module.file)
+            difflib.unified_diff([], _read(model, module.file), "/dev/null", show(module.file))
         )
         note = f"{name} is added by the backend; no trunk counterpart"
     elif not (module.file.endswith(".py") and lower.endswith(".py")):
         raise InputError(f"{name}: {module.file} or {lower} is not a source file; cannot diff")
     else:
-        definitions = _definition_diffs(model, lower, module.file)
+        shown = (show(lower), show(module.file))
+        definitions = _definition_diffs(model, lower, module.file, shown)
         if definitions is not None:
-            return _print_definitions(args.format, name, module.file, lower, definitions)
-        text = "".join(
-            difflib.unified_diff(_read(model, lower), _read(model, module.file), lower, module.file)
-        )
+            return _print_definitions(args.format, name, module.file, lower, definitions, out)
+        text = "".join(difflib.unified_diff(_read(model, lower), _read(model, module.file), *shown))
         note = ""
     if args.format == "json":
-        _dump({"module": name, "file": module.file, "shadows": lower, "diff": text})
+        _dump({"module": name, "file": module.file, "shadows": lower, "diff": text}, out)
     elif text:
-        sys.stdout.write(text)
+        out.raw(text)
     else:
-        print(note or f"{name}: the override is identical to {lower}")
+        out.line(note or f"{name}: the override is identical to {lower}")
     return 0
 
 
-def _definition_diffs(model: Model, lower: str, path: str) -> Optional[list[DefinitionDiff]]:
-    """Per-definition diffs when *path* inherits *lower*; ``None`` for a whole-file diff."""
+def _definition_diffs(
+    model: Model, lower: str, path: str, shown: tuple[str, str]
+) -> Optional[list[DefinitionDiff]]:
+    """Per-definition diffs when *path* inherits *lower* (their headers name the files as
+    *shown*); ``None`` for a whole-file diff."""
     mine, theirs = model.source(path), model.source(lower)
     if mine.tree is None or theirs.tree is None or "inherit" not in mine.text:
         return None
     ours = analyse(mine.text)
     if ours.inherit_line is None:
         return None
-    return definition_diffs(analyse(theirs.text), lower, ours, path)
+    return definition_diffs(analyse(theirs.text), shown[0], ours, shown[1])
 
 
 def _print_definitions(
-    fmt: str, name: str, path: str, lower: str, definitions: Sequence[DefinitionDiff]
+    fmt: str,
+    name: str,
+    path: str,
+    lower: str,
+    definitions: Sequence[DefinitionDiff],
+    out: Output,
 ) -> int:
     if fmt == "json":
         rows = [{"name": d.name, "state": d.state, "diff": d.diff} for d in definitions]
         text = "".join(d.diff for d in definitions)
-        _dump({"module": name, "file": path, "shadows": lower, "diff": text, "definitions": rows})
+        data = {"module": name, "file": path, "shadows": lower, "diff": text, "definitions": rows}
+        _dump(data, out)
         return 0
     count = len(definitions)
-    print(f"{name} inherits {lower} and changes {count} definition{'s' if count != 1 else ''}:")
+    out.line(f"{name} inherits {lower} and changes {count} definition{'s' if count != 1 else ''}:")
     notes = {"wrapped": " (reads the lower version first)"}
     for d in definitions:
-        print(f"  {d.state:<9} {d.name}{notes.get(d.state, '')}")
-    print()
-    sys.stdout.write("".join(d.diff for d in definitions))
+        out.line(f"  {d.state:<9} {d.name}{notes.get(d.state, '')}")
+    out.line()
+    out.raw("".join(d.diff for d in definitions))
     return 0
 
 
@@ -415,7 +431,8 @@ _CHECK_EPILOG = (
     "codes:\n"
     + "\n".join(f"  {code}  [{severity}] {text}" for code, (severity, text) in CODES.items())
     + (
-        "\n\nSuppress one finding with '# noqa: FTS00N' on its line.\n"
+        "\n\n'flagtree-spec rule CODE' explains a code: what it checks, why, an example and the\n"
+        "fix. Suppress one finding with '# noqa: FTS00N' on its line.\n"
         "Exit codes: 0 clean, 1 a finding at error severity (--fail-on warning: or at warning\n"
         "severity), 2 usage or input error."
     )
@@ -459,7 +476,7 @@ def add_commands(commands: Any) -> None:
         help="lint the spec trees (exit 1 on errors)",
         description="Lint the mirror trees and hook modules of the active backend stack. Output "
         "lines are 'path:line:col: CODE message'.",
-        formats=("text", "json", "github"),
+        formats=FORMATS,
         epilog=_CHECK_EPILOG,
     )
     parser.add_argument(
@@ -482,6 +499,16 @@ def add_commands(commands: Any) -> None:
         default="error",
         help="the lowest severity that makes the exit code 1 (default: error)",
     )
+    parser.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit with code 0 even when findings fail the run (input errors still exit 2)",
+    )
+    parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how often each code was found instead of the findings (text or json)",
+    )
     parser = add_command(
         commands,
         "diff",
@@ -493,3 +520,4 @@ def add_commands(commands: Any) -> None:
     parser.add_argument("module", metavar="MODULE", help="full dotted module name")
 
     add_migrate(commands)
+    rules.add_commands(commands)

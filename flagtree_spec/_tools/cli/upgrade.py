@@ -11,17 +11,17 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 from typing import Any
 
 from ..model.model import InputError
 from ..upgrade import lock, rebase
 from .options import add_command, model_from
+from .output import Output
 
 __all__ = ["add_commands"]
 
 
-def _lock(args: argparse.Namespace) -> int:
+def _lock(args: argparse.Namespace, out: Output) -> int:
     model = model_from(args)
     spec_root = lock.target(model)
     data = lock.build(model, spec_root)
@@ -31,9 +31,8 @@ def _lock(args: argparse.Namespace) -> int:
     inheriting = [e for e in entries.values() if "definitions" in e]
     no_blob = sorted(k for k, e in entries.items() if e["blob"] is None)
     if args.format == "json":
-        print(
-            json.dumps({"lock": path, "changed": changed, "overrides": sorted(entries)}, indent=2)
-        )
+        data = {"lock": path, "changed": changed, "overrides": sorted(entries)}
+        out.raw(json.dumps(data, indent=2) + "\n")
         return 0
     replaced = sum(len(e["definitions"]) for e in inheriting)
     what = (
@@ -42,18 +41,16 @@ def _lock(args: argparse.Namespace) -> int:
         f"{replaced} replaced definition{'s' if replaced != 1 else ''})"
     )
     version = f", trunk {data['trunk_version']}" if data["trunk_version"] else ""
-    print(f"{'wrote' if changed else 'unchanged'} {path}: {what}{version}")
+    out.line(f"{'wrote' if changed else 'unchanged'} {path}: {what}{version}")
     if no_blob:
-        print(
+        out.note(
             f"note: {len(no_blob)} counterpart{'s are' if len(no_blob) != 1 else ' is'} not in a "
-            "git work tree (no blob id): rebase will need --old-trunk DIR for "
-            + ", ".join(no_blob),
-            file=sys.stderr,
+            "git work tree (no blob id): rebase will need --old-trunk DIR for " + ", ".join(no_blob)
         )
     return 0
 
 
-def _rebase(args: argparse.Namespace) -> int:
+def _rebase(args: argparse.Namespace, out: Output) -> int:
     if shutil.which("git") is None:
         raise InputError(
             "rebase merges with 'git merge-file', and git is not installed or not "
@@ -75,19 +72,21 @@ def _rebase(args: argparse.Namespace) -> int:
             "message": o.message,
             "conflicts": o.conflicts,
             "definitions": [{"name": n, "state": s} for n, s in o.definitions],
-            "diff": o.diff(olds.get(o.path, "")),
+            "diff": o.diff(
+                olds.get(o.path, ""), shown=o.path if args.format == "json" else out.path(o.path)
+            ),
         }
         for o in outcomes
     ]
     if args.format == "json":
-        print(json.dumps({"applied": args.apply, "overrides": rows}, indent=2))
+        out.raw(json.dumps({"applied": args.apply, "overrides": rows}, indent=2) + "\n")
     else:
         for row in rows:
             note = f"  ({row['message']})" if row["message"] else ""
-            print(f"{row['state']:<9} {row['override']}{note}")
+            out.line(f"{row['state']:<9} {row['override']}{note}")
             for d in row["definitions"]:
-                print(f"  {d['name']}: {d['state']}")
-            sys.stdout.write(row["diff"])
+                out.line(f"  {d['name']}: {d['state']}")
+            out.raw(row["diff"])
         counts = {s: sum(o.state == s for o in outcomes) for s in ("clean", "conflict")}
         counts["unchanged"] = sum(o.state == "unchanged" for o in outcomes)
         summary = ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -98,7 +97,7 @@ def _rebase(args: argparse.Namespace) -> int:
             if conflicts:
                 again = f"flagtree-spec lock{lock.option(spec_root)}"
                 tail += f"; resolve the conflict markers (<<<<<<<), then run '{again}'"
-        print(f"{summary}; {tail}", file=sys.stderr)
+        out.note(f"{summary}; {tail}")
     return 1 if conflicts else 0
 
 

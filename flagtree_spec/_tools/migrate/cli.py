@@ -12,9 +12,11 @@ from typing import Any, Optional
 from ..._config import parse_stack, read_declaration
 from ..._discovery import discover
 from ..._errors import SpecError
+from ..._usage import add_format, error
 from ..check.driver import Finding, check
 from ..model.model import InputError, load
 from ..model.repo import RepoError, detect_repo
+from ..model.settings import SettingsError, settings_for
 from .apply import Snapshot, apply
 from .plan import BaseTree, Plan, make_plan
 from .verify import Verification, copy_overlay, rehearse, report, verify
@@ -54,6 +56,27 @@ checkout: --repo DIR -b B [--root R] means --fork DIR/third_party/B/python/R,
 Exit codes: 0 done (or plan printed), 1 the verification failed or check found
 errors in the new tree, 2 usage or input error (nothing changed).
 """
+
+
+def _defaults(args: argparse.Namespace) -> None:
+    """``-b`` and ``--root`` from ``[tool.flagtree-spec]``, for ``--repo`` (options win)."""
+    if args.repo is None:
+        return
+    try:
+        settings = settings_for(args.repo)
+    except SettingsError as exc:
+        raise InputError(str(exc)) from None
+    if settings is None:
+        return
+    if args.backend is None and settings.backend:
+        if len(settings.backend) != 1 or "," in settings.backend[0]:
+            raise InputError(
+                f"[tool.flagtree-spec] in {settings.path}: backend names a stack "
+                f"({','.join(settings.backend)}); migrate moves one backend's copy: give -b B"
+            )
+        args.backend = settings.backend[0]
+    if args.root is None and args.trunk is None and settings.root:
+        args.root = settings.root
 
 
 def _folders(args: argparse.Namespace) -> tuple[str, str, str, Optional[str]]:
@@ -189,6 +212,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError("--base and --base-rev go with --minimize")
     if args.base is not None and args.base_rev is not None:
         raise InputError("give --base DIR or --base-rev REV, not both")
+    _defaults(args)
     fork, trunk, into, backend = _folders(args)
     base = None
     if args.base is not None or args.base_rev is not None:
@@ -265,8 +289,7 @@ def _guarded(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except InputError as exc:
-        print(f"flagtree-spec migrate: error: {exc}", file=sys.stderr)
-        return 2
+        return error("migrate", str(exc))
 
 
 def add_commands(commands: Any) -> None:
@@ -314,5 +337,5 @@ def add_commands(commands: Any) -> None:
         action="store_true",
         help="with --apply: keep the migration when the verification fails (default: undo it)",
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(parser, ("text", "json"))
     parser.set_defaults(handler=_guarded)

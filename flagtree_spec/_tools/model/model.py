@@ -43,7 +43,7 @@ from .backends import Absent, absent_backends
 from .finder import Entry, Folder, Found, child_path
 from .hooks import HookModule
 from .overrides import MirrorFile, mirror_file
-from .repo import RepoError, detect_repo
+from .repo import RepoError, detect_repo, missing
 from .settings import Settings
 from .source import Problem, Source, SpecPathCall, Statement, resolve_relative
 
@@ -772,12 +772,16 @@ def load(
         except RepoError as exc:
             raise InputError(str(exc)) from None
         if found is None:
+            folder = os.path.abspath(where)
+            if repo is not None:
+                raise InputError(
+                    f"--repo {folder} is not a FlagTree-style repository: it has "
+                    f"{missing(folder)}; give the checkout's top folder, or --trunk DIR"
+                )
             raise InputError(
-                f"no trunk given and {os.path.abspath(where)} is not a FlagTree-style repository "
-                "(python/R/__init__.py and third_party/)"
-                + ("" if repo is not None else ", nor is a folder above it")
-                + "; "
-                "pass --trunk DIR, --package R or --repo DIR"
+                f"no trunk given, and {folder} is not a FlagTree-style repository (it has "
+                f"{missing(folder)}), nor is a folder above it; pass --trunk DIR, --package R "
+                "or --repo DIR"
             )
         rdir = found
     rdir = os.path.normpath(os.path.abspath(rdir))

@@ -14,7 +14,7 @@ from typing import Optional
 from ..._config import read_declaration
 from ..._errors import SpecError
 
-__all__ = ["RepoError", "detect_repo", "mirrored"]
+__all__ = ["RepoError", "detect_repo", "mirrored", "missing"]
 
 
 class RepoError(Exception):
@@ -81,3 +81,17 @@ def detect_repo(repo: str) -> Optional[str]:
         f"{python} holds several packages ({', '.join(found)}) and {why}; choose one with "
         f"--root {pick} (short for --trunk {os.path.join(python, pick)})"
     )
+
+
+def missing(repo: str) -> str:
+    """What *repo* lacks to be a FlagTree-style repository: ``"no third_party/ folder
+    (...)"``, for messages."""
+    python = os.path.join(repo, "python")
+    lacks = []
+    if not os.path.isdir(python):
+        lacks.append("no python/ folder (the root package is python/R/__init__.py)")
+    elif not _packages(python):
+        lacks.append("no package in python/ (python/R/__init__.py)")
+    if not os.path.isdir(os.path.join(repo, "third_party")):
+        lacks.append("no third_party/ folder (the backends' folders)")
+    return " and ".join(lacks) if lacks else "nothing missing"

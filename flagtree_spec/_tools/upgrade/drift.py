@@ -87,7 +87,18 @@ def _drift(model: Model, spec_root: SpecRoot, lock: Lock) -> Iterator[Drift]:
             mine = analyse(model.source(override.path).text)
         except (SyntaxError, ValueError):
             continue  # FTS010 or an input error reports it
-        yield from _compare(override, locked, mine, theirs, again, rebase)
+        if locked["blob"] is not None:
+            yield from _compare(override, locked, mine, theirs, again, rebase)
+            continue
+        # No git blob of the locked version: rebase needs that trunk as a folder.
+        merge = f"{rebase} --old-trunk DIR"
+        for found in _compare(override, locked, mine, theirs, again, merge):
+            if merge in found.message:
+                found = found._replace(
+                    message=f"{found.message}; DIR is the trunk's root package as it was at the "
+                    "lock (its files were not in a git work tree, so git cannot give them back)"
+                )
+            yield found
     for key in sorted(set(lock.overrides) - seen):
         yield Drift(
             "info",

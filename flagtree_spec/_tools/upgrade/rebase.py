@@ -59,16 +59,18 @@ class Outcome(NamedTuple):
     entry: Optional[dict[str, Any]]  # the new lock entry of a clean merge (blob not yet set)
     counterpart: Optional[str]
 
-    def diff(self, old: str) -> str:
-        """The unified diff from *old* (the override as it is) to the merged text."""
+    def diff(self, old: str, shown: Optional[str] = None) -> str:
+        """The unified diff from *old* (the override as it is) to the merged text; its
+        headers name the override as *shown* (default: its path)."""
         if self.text is None:
             return ""
+        name = self.path if shown is None else shown
         return "".join(
             difflib.unified_diff(
                 io.StringIO(old, newline=None).readlines(),
                 io.StringIO(self.text, newline=None).readlines(),
-                self.path,
-                f"{self.path} (merged)",
+                name,
+                f"{name} (merged)",
             )
         )
 
