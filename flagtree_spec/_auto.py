@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _discovery, _editable, _path, _state
+from . import _discovery, _editable, _entries, _path, _state
 from ._config import is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
 
 __all__ = ["AutoFinder", "adopt", "install", "installed", "start_from_environment", "uninstall"]
 
-_roots: set[str] = set()
+_roots = _entries.auto_roots
 # Records created by auto mode, by package name: uninstall() undoes exactly these.
 _owned: dict[str, _path.Package] = {}
 _local = threading.local()
@@ -49,9 +49,7 @@ class AutoFinder:
     ) -> ModuleSpec | None:
         if fullname.partition(".")[0] not in _roots:
             return None
-        busy: set[str] | None = getattr(_local, "busy", None)
-        if busy is None:
-            busy = _local.busy = set()
+        busy = asking()
         if fullname in busy:
             # Resolving the root's state looks the root up again: let the others answer.
             return None
@@ -67,6 +65,33 @@ class AutoFinder:
     @classmethod
     def invalidate_caches(cls) -> None:
         """Nothing is cached here (part of the finder protocol)."""
+
+
+def asking() -> set[str]:
+    """The names this thread's library code is looking up now (auto mode then keeps out)."""
+    busy: set[str] | None = getattr(_local, "busy", None)
+    if busy is None:
+        busy = _local.busy = set()
+    return busy
+
+
+def _found_in_folder(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
+    """A watched folder found package *fullname* for a finder in front of ours.
+
+    Another meta path finder (typeguard's import hook, pytest's assertion
+    rewriter) answered through ``PathFinder``, bypassing :class:`AutoFinder`:
+    the spec's path gets the mirrors all the same.  Nothing happens when this
+    library's own code is asking.
+    """
+    if fullname.partition(".")[0] not in _roots:
+        return
+    busy = getattr(_local, "busy", None)
+    if busy is not None and fullname in busy:
+        return
+    _manage(fullname, spec, target)
+
+
+_entries.on_package = _found_in_folder
 
 
 def _find_rest(
@@ -216,6 +241,11 @@ def install(root: str) -> None:
                         recorded.append(_owned[name])
         if AutoFinder not in sys.meta_path:
             sys.meta_path.insert(0, AutoFinder)
+    # The folder the root is found in: a finder put in front of AutoFinder later still
+    # gets the root's spec from that folder's path-entry finder.
+    known = _state.known_root(root)
+    if known is not None:
+        _entries.watch_finders_of(os.path.dirname(known.rdir))
     if state is not None:
         for package in recorded:
             _path.settle(package, state)
