@@ -257,7 +257,9 @@ def active(root: str) -> ActiveState:
     loaded = []
     for name, module in list(sys.modules.items()):
         if name == root or name.startswith(root + "."):
-            where = getattr(getattr(module, "__spec__", None), "origin", None)
+            # From the namespace: an attribute of a lazy module (LazyLoader) would run it.
+            namespace = _path.namespace_of(module) or {}
+            where = getattr(namespace.get("__spec__"), "origin", None)
             if isinstance(where, str) and where.startswith(mirrors):
                 loaded.append((name, where))
     return ActiveState(

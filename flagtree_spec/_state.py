@@ -133,8 +133,13 @@ def root_dir(root: str) -> str:
     """The folder of root package *root*'s ``__init__`` (symlinks unresolved)."""
     module = sys.modules.get(root)
     if module is not None:
-        origin: Optional[str] = getattr(module, "__file__", None)
-        is_package = getattr(module, "__path__", None) is not None
+        # From the namespace: an attribute of a lazy module (LazyLoader) would run it.
+        try:
+            namespace = object.__getattribute__(module, "__dict__")
+        except AttributeError:
+            namespace = {}
+        origin: Optional[str] = namespace.get("__file__")
+        is_package = namespace.get("__path__") is not None
     else:
         try:
             spec = importlib.util.find_spec(root)
