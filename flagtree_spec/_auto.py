@@ -130,7 +130,11 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
     # (this thread holds the import lock, so that cannot wait either); the record is
     # published with single dictionary stores and re-pathed by settle() if activate()
     # switched the state meanwhile.
-    state = _state.state_of(root)
+    if fullname == root and spec.origin:
+        # The root package being imported decides (sys.path may have changed since install()).
+        state = _state.state_in(root, os.path.dirname(os.path.abspath(spec.origin)))
+    else:
+        state = _state.state_of(root)
     previous = _path._packages.get(fullname)
     live = _path.namespace_of(sys.modules.get(fullname))
     probe = (

@@ -213,7 +213,12 @@ def spec_path(
         extra_names.append(f"{name}.{item}")
     root = name.partition(".")[0]
     # Resolved with no lock held: the first resolution may import and warn.
-    state = _state.state_of(root)
+    origin = (namespace_of(module) or {}).get("__file__") if name == root else None
+    if isinstance(origin, str):
+        # The root package's own call: the state is this package's (see state_in).
+        state = _state.state_in(root, os.path.dirname(os.path.abspath(origin)))
+    else:
+        state = _state.state_of(root)
     if not isinstance(path, list):
         raise SpecError(
             f"spec_path() needs the list __path__ of a regular package; {name!r} has a "

@@ -115,12 +115,13 @@ def _run_command(args: argparse.Namespace) -> int:
     os.environ["FLAGTREE_SPEC_AUTO"] = ",".join(roots)
     _export_absolute()
     _export_startup()
-    for root in roots:
-        install(root)
     if module_args:
         name, argv = module_args[0], module_args[1:]
         if not _safe_path():
             sys.path[0:1] = [os.getcwd()]
+        # Installed once sys.path is the program's: the root packages it imports decide.
+        for root in roots:
+            install(root)
         try:
             found = importlib.util.find_spec(name)
         except (ImportError, ValueError) as exc:
@@ -136,6 +137,8 @@ def _run_command(args: argparse.Namespace) -> int:
     if not _safe_path():
         # As "python SCRIPT" does: the script's folder, symlinks resolved.
         sys.path[0:1] = [os.path.dirname(os.path.realpath(script))]
+    for root in roots:
+        install(root)
     sys.argv = [script, *argv]
     runpy.run_path(script, run_name="__main__")
     return 0

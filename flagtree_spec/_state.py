@@ -31,7 +31,7 @@ from ._discovery import Discovery, SpecRoot, discover, explicit_roots
 from ._errors import SpecConfigError, SpecError
 from ._log import logger
 
-__all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_of", "switch"]
+__all__ = ["RootState", "lock", "refresh_dispatch", "root_dir", "state_in", "state_of", "switch"]
 
 # Guards the bookkeeping of the state and nothing else: it is held only for a few
 # dictionary and list operations (and stat calls), never while a module is imported, a
@@ -159,15 +159,17 @@ def root_dir(root: str) -> str:
     return os.path.dirname(os.path.abspath(origin))
 
 
-def _compute(root: str, generation: int = -1) -> RootState:
+def _compute(root: str, generation: int = -1, rdir: Optional[str] = None) -> RootState:
     """Resolve the state of *root* for the overrides of *generation* (the current one by default).
 
-    Called with no lock held: it may import (``json`` for a declaration), read files
-    and warn.
+    *rdir* is the folder of the root package's ``__init__``, when the caller
+    knows which package is imported.  Called with no lock held: it may import
+    (``json`` for a declaration), read files and warn.
     """
     if generation < 0:
         generation = _generation
-    rdir = root_dir(root)
+    if rdir is None:
+        rdir = root_dir(root)
     override = _override_root.get(root, _override_all)
     disabled = parse_module_names(
         os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE"
@@ -267,6 +269,28 @@ def state_of(root: str) -> RootState:
     if state is None:
         state = _resolve(root)
     return state
+
+
+def state_in(root: str, rdir: str) -> RootState:
+    """The state of *root* whose package is the one in folder *rdir*.
+
+    A state resolved earlier for a package of that name in another folder (a
+    source checkout in the working folder, first on ``sys.path`` then; or
+    ``sys.path`` changed since) describes another package: it is resolved
+    again for this one, with no lock held, and replaces it.  Called when the
+    root package itself is imported, once.
+    """
+    state = state_of(root)
+    if state.rdir == rdir:
+        return state
+    logger.debug(
+        "root package %s is imported from %s, not %s: state resolved again", root, rdir, state.rdir
+    )
+    fresh = _compute(root, -1, rdir)
+    with lock:
+        _roots[root] = fresh
+    refresh_dispatch()
+    return fresh
 
 
 def _resolve(root: str) -> RootState:

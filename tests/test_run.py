@@ -374,3 +374,45 @@ def test_run_m_pytest_under_warnings_as_errors_runs_the_suite(flags):
     )
     assert "1 passed" in proc.stdout, proc.stdout
     assert "PytestAssertRewriteWarning" not in proc.stdout + proc.stderr
+
+
+SHADOW = FIXTURES / "checkout_shadow"
+
+
+def test_run_resolves_the_root_package_the_program_imports_not_a_checkout_in_the_working_folder(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "prog.py"
+    script.write_text("import json, apkg.mod as m\nprint(json.dumps([m.WHERE, m.__file__]))\n")
+    out = last_json(
+        cli(
+            "run", "--root", "apkg", str(script), cwd=SHADOW / "work", pythonpath=(SHADOW / "site",)
+        )
+    )
+    assert out == [
+        "m",
+        str(SHADOW / "site" / "apkg" / "backends" / "m" / "spec" / "apkg" / "mod.py"),
+    ]
+
+
+SYS_PATH_CHANGED = """
+import json, sys
+import flagtree_spec
+sys.path.insert(0, {work!r})
+flagtree_spec.install("apkg")          # resolves apkg's state: the checkout's, for now
+flagtree_spec.active("mkpkg")          # a read-only look, for a spec_path root
+sys.path.remove({work!r})
+import apkg.mod, mkpkg.runtime.jit
+print(json.dumps([apkg.mod.WHERE, mkpkg.runtime.jit.WHERE,
+                  flagtree_spec.active("apkg").backends, flagtree_spec.active("mkpkg").backends]))
+"""
+
+
+def test_install_then_a_sys_path_change_resolves_the_state_of_the_package_imported() -> None:
+    from conftest import scenario
+
+    out = scenario(
+        SYS_PATH_CHANGED.format(work=str(SHADOW / "work")),
+        path=[SHADOW / "site", FIXTURES / "marker_file" / "site-packages"],
+    )
+    assert out == ["m", "gamma", ["m"], ["gamma"]]
