@@ -448,3 +448,13 @@ def test_inherit_under_python_m_keeps_the_module_reachable_under_its_spec_name()
         "module": "inhpkg.records",
         "same_module": True,
     }
+
+
+def test_inherit_skips_a_lower_backend_whose_declaration_excludes_the_module():
+    # Backend excl's flagtree_spec.json excludes inhpkg.core: its core.py never overrides,
+    # neither as the module that loads nor as the version top's core inherits.
+    code = """
+        import json, inhpkg.core as c
+        print(json.dumps([c.helper(), c.__inherits__]))
+    """
+    assert run(code, "top,excl") == ["top>trunk", str(TRUNK / "core.py")]
