@@ -43,6 +43,31 @@ lock = threading.RLock()
 # Serialises activate() and the restores of its context managers, which compute new
 # states (and may import) while holding it; nothing on an import path ever takes it.
 switch = threading.RLock()
+
+
+def _before_fork() -> None:
+    # As logging does: the child gets the records whole, never in mid-change.
+    lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    lock.release()
+
+
+def _after_fork_in_child() -> None:
+    # Fresh locks: one held by a thread that the child lacks would never be released.
+    global lock, switch
+    lock = threading.RLock()
+    switch = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
+
 # Bumped whenever the overrides change; a state resolved for an older generation is
 # computed again before it is relied on.
 _generation = 0
