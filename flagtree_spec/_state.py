@@ -46,12 +46,17 @@ switch = threading.RLock()
 
 
 def _before_fork() -> None:
-    # As logging does: the child gets the records whole, never in mid-change.
+    # As logging does: the child gets the records whole, never in mid-change, and no
+    # activate() is under way (it calls importlib.invalidate_caches(), which takes the
+    # import system's module locks: one held at the fork would hang the child too).
+    # In activate()'s order, so the two cannot deadlock with it.
+    switch.acquire()
     lock.acquire()
 
 
 def _after_fork_in_parent() -> None:
     lock.release()
+    switch.release()
 
 
 def _after_fork_in_child() -> None:

@@ -24,8 +24,8 @@ stop = threading.Event()
 
 def churn(backend):
     while not stop.is_set():
-        with flagtree_spec.activate(backend):
-            flagtree_spec.active("thrpkg")
+        flagtree_spec.activate(backend)
+        flagtree_spec.active("thrpkg")
 
 
 threads = [threading.Thread(target=churn, args=(b,), daemon=True) for b in ("one", "two")]
