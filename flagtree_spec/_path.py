@@ -54,8 +54,12 @@ def packages() -> dict[str, Package]:
     return dict(_packages)
 
 
-def _excluded(name: str, names: Iterable[str]) -> bool:
+def excluded(name: str, names: Iterable[str]) -> bool:
+    """Whether module *name* is one of *names* or lies below one of them."""
     return any(name == e or name.startswith(e + ".") for e in names)
+
+
+_excluded = excluded
 
 
 def globally_excluded(state: _state.RootState, name: str) -> bool:
