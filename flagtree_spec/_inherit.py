@@ -174,13 +174,16 @@ def inherit(namespace: dict[str, Any]) -> str:
     namespace["__cached__"] = lower.cached
     namespace["__name__"] = name  # not "__main__": the lower version's main block stays off
     if sys.modules.get(name) is None:
-        # Run as "python -m pkg.mod": the module is sys.modules["__main__"] only, and
+        # Run as "python -m pkg.mod": the module is sys.modules["__main__"] only (or
+        # "__mp_main__", in the spawn and forkserver children of such a program), and
         # what the lower version defines names "pkg.mod" as its module (dataclasses,
         # pickle and typing.get_type_hints look it up there).  It stays registered, so a
         # later "import pkg.mod" finds this module instead of executing a second copy.
-        main = sys.modules.get("__main__")
-        if main is not None and getattr(main, "__dict__", None) is namespace:
-            sys.modules[name] = main
+        for main_name in ("__main__", "__mp_main__"):
+            main = sys.modules.get(main_name)
+            if main is not None and getattr(main, "__dict__", None) is namespace:
+                sys.modules[name] = main
+                break
     running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)

@@ -458,3 +458,22 @@ def test_inherit_skips_a_lower_backend_whose_declaration_excludes_the_module():
         print(json.dumps([c.helper(), c.__inherits__]))
     """
     assert run(code, "top,excl") == ["top>trunk", str(TRUNK / "core.py")]
+
+
+def test_spawn_and_forkserver_children_of_an_inheriting_override_run_as_python_m_run():
+    # The children run the override again as "__mp_main__": the lower version's dataclass
+    # (string annotations) needs the module under its own name there too.
+    proc = run_module("inhpkg.worker", "low")
+    assert json.loads(proc.stdout) == {"spawn": 42, "forkserver": 42}
+    env = clean_env({"FLAGTREE_BACKEND": "low"})
+    env["PYTHONPATH"] = os.pathsep.join([str(PY), LIBRARY])
+    under_run = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", "run", "--root", "inhpkg", "-m", "inhpkg.worker"],
+        env=env,
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert under_run.returncode == 0, under_run.stderr
+    assert json.loads(under_run.stdout) == {"spawn": 42, "forkserver": 42}
