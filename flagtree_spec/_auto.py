@@ -236,6 +236,7 @@ def install(root: str) -> None:
             _discovery.unsay(exc)
     recorded = []
     with _state.lock:
+        _state.use(root)
         if root not in _roots:
             _roots.add(root)
             if state is not None:
@@ -284,6 +285,8 @@ def uninstall(root: str) -> None:
         if not _roots:
             while AutoFinder in sys.meta_path:
                 sys.meta_path.remove(AutoFinder)
+        if not any(p.root == root for p in list(_path._packages.values())):
+            _state.unuse(root)  # nothing of it is specialised any more
     importlib.invalidate_caches()
     logger.debug("auto mode uninstalled for %s", root)
 

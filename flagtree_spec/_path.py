@@ -289,6 +289,7 @@ def _record(
         package = Package(name, path, extra, list(path))
         if register:
             _packages[name] = package
+            _state.use(package.root)
         return package
     rel = name.split(".")[1:]
     candidates = _candidates(state, rel)
@@ -304,6 +305,7 @@ def _record(
     _apply(package, state)
     if register:
         _packages[name] = package
+        _state.use(package.root)
     return package
 
 

@@ -353,9 +353,43 @@ def _resolve(root: str) -> RootState:
 _NULL = HookTable("no specialised root package", ())
 
 
+# Roots specialised in this process: a package of theirs is managed (spec_path, auto
+# mode), auto mode is installed for them, or their code called spec().  A state only
+# read (active(), fingerprint(), trunk_path()) does not make its root one of them.
+_used: set[str] = set()
+
+
+def use(root: str) -> None:
+    """Count *root* as specialised in this process (see ``_used``)."""
+    if root not in _used:
+        _used.add(root)
+        refresh_dispatch()
+
+
+def unuse(root: str) -> None:
+    if root in _used:
+        _used.discard(root)
+        refresh_dispatch()
+
+
+# Code objects of the functions that call a hook for a root named by their ``self``
+# (``for_root("R").spec``); set by _activate.
+bound_calls: set[object] = set()
+
+
+def _module_of(globals_: dict[str, object]) -> str:
+    """The module name of the code whose globals are *globals_*: a main module by its spec."""
+    name = str(globals_.get("__name__") or "?")
+    if name in ("__main__", "__mp_main__"):
+        # "python -m R.cli": the module is R.cli, as its spec says.
+        spec_name = getattr(globals_.get("__spec__"), "name", None)
+        if isinstance(spec_name, str):
+            return spec_name
+    return name
+
+
 def _caller_root(depth: int) -> str:
-    name = sys._getframe(depth + 1).f_globals.get("__name__") or "?"
-    return str(name).partition(".")[0]
+    return _module_of(sys._getframe(depth + 1).f_globals).partition(".")[0]
 
 
 def _first_call(hook: str) -> Optional[Hook]:
@@ -368,7 +402,10 @@ def _first_call(hook: str) -> Optional[Hook]:
             f"spec({hook!r}) was called from {root!r}, which is not inside a root package, "
             "and no root package has called spec_path() yet; use for_root('pkg').spec"
         ) from exc
-    return state.table[hook] if state.specialised else _NULL[hook]
+    if state.specialised:
+        use(root)
+        return state.table[hook]
+    return _NULL[hook]
 
 
 def _by_caller(hook: str) -> Optional[Hook]:
@@ -401,7 +438,10 @@ def _root_above_hook(frame: Optional[FrameType]) -> Optional[RootState]:
         return None
     frame = frame.f_back
     while frame is not None:
-        state = _roots.get(str(frame.f_globals.get("__name__") or "").partition(".")[0])
+        if frame.f_code in bound_calls:
+            # Called through for_root("R").spec: the hook answers for R.
+            return _roots.get(getattr(frame.f_locals.get("self"), "name", ""))
+        state = _roots.get(_module_of(frame.f_globals).partition(".")[0])
         if state is not None:
             return state
         frame = frame.f_back
@@ -417,7 +457,11 @@ def refresh_dispatch() -> None:
     """
     while True:
         states = list(_roots.values())
+        used = set(_used)
         specialised = [s for s in states if s.specialised]
+        # The roots specialised in this process decide; a root whose state was only
+        # read counts while no root is (as before it was read).
+        specialised = [s for s in specialised if s.root in used] or specialised
         if not states:
             _calls.set_dispatch({}, _first_call)
         elif not specialised:
@@ -427,7 +471,7 @@ def refresh_dispatch() -> None:
             _calls.set_dispatch(table.hooks, table.resolve)
         else:
             _calls.set_dispatch({}, _by_caller)
-        if list(_roots.values()) == states:
+        if list(_roots.values()) == states and _used == used:
             return
 
 
