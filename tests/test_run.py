@@ -416,3 +416,43 @@ def test_install_then_a_sys_path_change_resolves_the_state_of_the_package_import
         path=[SHADOW / "site", FIXTURES / "marker_file" / "site-packages"],
     )
     assert out == ["m", "gamma", ["m"], ["gamma"]]
+
+
+APP_MAIN = """
+import json, os, sys
+os.chdir({away!r})
+import helper  # a module of the app itself, found through sys.path[0] after the chdir
+import unmodpkg.runtime.jit as jit
+print(json.dumps([sys.path[0], sys.argv, __file__, helper.WHERE, jit.WHERE]))
+"""
+
+
+@pytest.mark.parametrize("kind", ["folder", "zip"])
+def test_run_of_a_folder_or_zip_app_puts_its_absolute_path_first_as_python_does(
+    tmp_path: Path, kind: str
+) -> None:
+    import zipfile
+
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text(APP_MAIN.format(away=str(NEUTRAL)))
+    (app / "helper.py").write_text("WHERE = 'app'\n")
+    name = "app"
+    if kind == "zip":
+        name = "app.pyz"
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            for f in app.iterdir():
+                z.write(f, f.name)
+    plain = subprocess.run(
+        [sys.executable, name, "x"],
+        env={**clean_env(ENV), "PYTHONPATH": os.pathsep.join([str(SRC), LIBRARY])},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert plain.returncode == 0, plain.stderr
+    out = last_json(cli("run", "-b", "zeta", "--root", "unmodpkg", name, "x", cwd=tmp_path))
+    absolute = str(tmp_path / name)
+    assert out == [absolute, [name, "x"], os.path.join(absolute, "__main__.py"), "app", "zeta"]
+    assert out[:4] == last_json(plain)[:4]  # plain: the same, with trunk
