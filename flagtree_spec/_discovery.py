@@ -262,10 +262,18 @@ def spec_path_env() -> tuple[str, ...]:
     return tuple(found)
 
 
+# FLAGTREE_SOURCE_ROOT, like FLAGTREE_SPEC_PATH, is resolved against the working
+# directory once per value: a later chdir does not move it.
+_source_root_cache: dict[str, str] = {}
+
+
 def _repo_of(rdir_real: str, root: str) -> Optional[str]:
     source_root = os.environ.get("FLAGTREE_SOURCE_ROOT", "")
     if source_root:
-        return os.path.abspath(source_root)
+        resolved = _source_root_cache.get(source_root)
+        if resolved is None:
+            resolved = _source_root_cache.setdefault(source_root, os.path.abspath(source_root))
+        return resolved
     parent = os.path.dirname(rdir_real)
     if os.path.basename(rdir_real) == root and os.path.basename(parent) == "python":
         return os.path.dirname(parent)
