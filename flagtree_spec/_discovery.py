@@ -16,7 +16,14 @@ from types import FrameType
 from typing import Final, NamedTuple, Optional
 
 from . import _entrypoints
-from ._config import Declaration, is_backend_name, parse_module_names, quote, read_declaration
+from ._config import (
+    MAX_STACK,
+    Declaration,
+    is_backend_name,
+    parse_module_names,
+    quote,
+    read_declaration,
+)
 from ._errors import SpecConfigError, SpecWarning
 from ._log import logger
 
@@ -482,6 +489,12 @@ def discover(
             raise SpecConfigError(f"backend declarations form a 'base' cycle: {cycle}")
         if backend in expanded:
             return
+        if len(expanded) >= MAX_STACK:
+            raise SpecConfigError(
+                f"the backend stack {','.join(stack)!r} grows past {MAX_STACK} backends through "
+                f"the 'base' declarations (at {' -> '.join((*chain, backend)[-4:])}); a stack "
+                f"holds at most {MAX_STACK} backends, bases included"
+            )
         expanded[backend] = None
         folders = finder.backend_folders(backend)
         if not folders:
