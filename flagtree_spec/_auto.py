@@ -25,7 +25,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 
 from . import _discovery, _editable, _entries, _path, _state
-from ._config import is_module_name, parse_module_names
+from ._config import MAX_NAMES, is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
 
@@ -305,7 +305,7 @@ def start_from_environment() -> tuple[str, ...]:
     """
     value = os.environ.get("FLAGTREE_SPEC_AUTO", "")
     try:
-        roots = parse_module_names(value, "FLAGTREE_SPEC_AUTO")
+        roots = parse_module_names(value, "FLAGTREE_SPEC_AUTO", MAX_NAMES)
         for root in roots:
             if "." in root:
                 raise SpecError(

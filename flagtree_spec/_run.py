@@ -27,7 +27,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from typing import Any
 
 from ._auto import install
-from ._config import parse_module_names, parse_stack
+from ._config import MAX_NAMES, parse_module_names, parse_stack
 from ._errors import SpecError
 
 __all__ = ["AUTOSTART_FILE", "AUTOSTART_LINE", "STARTUP_DIR", "add_commands"]
@@ -180,10 +180,11 @@ def _run_main(spec: ModuleSpec) -> None:
 
 def _roots(given: list[str]) -> tuple[str, ...]:
     if given:
-        names = parse_module_names(",".join(given), "--root")
+        names = parse_module_names(",".join(given), "--root", MAX_NAMES)
         what = "--root"
     else:
-        names = parse_module_names(os.environ.get("FLAGTREE_SPEC_AUTO", ""), "FLAGTREE_SPEC_AUTO")
+        value = os.environ.get("FLAGTREE_SPEC_AUTO", "")
+        names = parse_module_names(value, "FLAGTREE_SPEC_AUTO", MAX_NAMES)
         what = "FLAGTREE_SPEC_AUTO"
     for name in names:
         if "." in name:

@@ -20,6 +20,7 @@ from typing import Optional
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
 from ._config import (
+    MAX_NAMES,
     Marker,
     check_backend_name,
     env_flag,
@@ -202,7 +203,7 @@ def _compute(root: str, generation: int = -1, rdir: Optional[str] = None) -> Roo
         rdir = root_dir(root)
     override = _override_root.get(root, _override_all)
     disabled = parse_module_names(
-        os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE"
+        os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE", MAX_NAMES
     )
     stack: tuple[str, ...]
     if override is not None and override.spec_roots is not None:
