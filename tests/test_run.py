@@ -456,3 +456,36 @@ def test_run_of_a_folder_or_zip_app_puts_its_absolute_path_first_as_python_does(
     absolute = str(tmp_path / name)
     assert out == [absolute, [name, "x"], os.path.join(absolute, "__main__.py"), "app", "zeta"]
     assert out[:4] == last_json(plain)[:4]  # plain: the same, with trunk
+
+
+def _old_python(version: str) -> Optional[str]:
+    import glob
+
+    found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python")))
+    return found[-1] if found else None
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.7", "3.8"])
+def test_run_children_on_an_interpreter_the_library_does_not_support_start_quietly(
+    tmp_path: Path, version: str
+) -> None:
+    python = _old_python(version)
+    if python is None:
+        pytest.skip(f"no CPython {version} installed under ~/.pyenv")
+    from flagtree_spec._run import STARTUP_DIR
+
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    (custom / "sitecustomize.py").write_text("import os\nos.environ['CHAINED'] = 'yes'\n")
+    env = clean_env({**ENV, "FLAGTREE_BACKEND": "zeta", "FLAGTREE_SPEC_AUTO": "unmodpkg"})
+    # As run exports it: the start-up folder first, then the program's own entries.
+    env["PYTHONPATH"] = os.pathsep.join([STARTUP_DIR, str(custom), str(SRC), LIBRARY])
+    proc = subprocess.run(
+        [python, "-c", "import os, sys; print(os.environ.get('CHAINED'))"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout.strip(), proc.stderr) == (0, "yes", "")
