@@ -287,8 +287,24 @@ def uninstall(root: str) -> None:
                 sys.meta_path.remove(AutoFinder)
         if not any(p.root == root for p in list(_path._packages.values())):
             _state.unuse(root)  # nothing of it is specialised any more
+        _entries.keep_only(_still_watched())
     importlib.invalidate_caches()
     logger.debug("auto mode uninstalled for %s", root)
+
+
+def _still_watched() -> set[str]:
+    """The folders whose finders still have work once a root is uninstalled."""
+    folders = set()
+    for package in list(_path._packages.values()):
+        if package.root in _roots:
+            folders.update(package.path)
+        else:
+            folders.update(package.mirrors)
+    for root in _roots:
+        known = _state.known_root(root)
+        if known is not None:
+            folders.add(os.path.dirname(known.rdir))
+    return folders
 
 
 def installed() -> tuple[str, ...]:

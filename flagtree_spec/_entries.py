@@ -35,6 +35,7 @@ from typing import Any, Optional
 __all__ = [
     "WatchedFileFinder",
     "auto_roots",
+    "keep_only",
     "on_package",
     "path_hook",
     "watch",
@@ -99,6 +100,24 @@ def watch_finders_of(folder: str) -> None:
     for key, finder in list(sys.path_importer_cache.items()):
         if type(finder) is FileFinder and os.path.normpath(os.path.abspath(key or ".")) == target:
             _switch(finder)
+
+
+def keep_only(folders: Iterable[str]) -> None:
+    """Stop watching every folder but *folders*; their finders become plain ``FileFinder``s.
+
+    With nothing left to watch, :func:`path_hook` leaves ``sys.path_hooks``
+    (``uninstall()`` puts the import system back as it found it).
+    """
+    kept = set(folders)
+    kept.update([os.path.normpath(f) for f in kept])
+    for key in [k for k in _watched if k not in kept]:
+        del _watched[key]
+    for finder in list(sys.path_importer_cache.values()):
+        if type(finder) is WatchedFileFinder and finder.path not in _watched:
+            finder.__class__ = FileFinder  # type: ignore[assignment]
+    if not _watched:
+        while path_hook in sys.path_hooks:
+            sys.path_hooks.remove(path_hook)
 
 
 def path_hook(entry: str) -> Any:
