@@ -49,7 +49,9 @@ class AutoFinder:
     ) -> ModuleSpec | None:
         if fullname.partition(".")[0] not in _roots:
             return None
-        busy = asking()
+        busy: set[str] | None = getattr(_local, "busy", None)
+        if busy is None:
+            busy = _local.busy = set()
         if fullname in busy:
             # Resolving the root's state looks the root up again: let the others answer.
             return None
