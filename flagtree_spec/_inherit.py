@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder
-from types import ModuleType
 from typing import Any, Optional
 
 from . import _auto, _path, _state
@@ -68,17 +67,11 @@ def inherit(namespace: dict[str, Any]) -> str:
     ``typing.get_type_hints`` of the classes the lower version defines work, and
     a later ``import pkg.mod`` gets this module rather than a second copy.
 
-    ``inspect.getsource`` and ``inspect.getsourcefile`` of the module itself
-    give the override's file and text (the module's class becomes
-    :class:`InheritingModule`, whose ``__file__`` answers ``inspect.getfile``
-    of the module with ``__spec__.origin``).
-
     Limit: ``inspect.getsource`` of a *class* that the override itself
-    defines reads the module's ``__file__``, the lower file: on CPython
-    3.9-3.12 it shows the lower file's class of that name (or fails when
-    there is none), on 3.13 the lines of the lower file at the class's line
-    numbers.  Functions are not affected: their code objects carry their own
-    file name.
+    defines reads ``__file__``, the lower file: on CPython 3.9-3.12 it shows
+    the lower file's class of that name (or fails when there is none), on
+    3.13 the lines of the lower file at the class's line numbers.  Functions
+    are not affected: their code objects carry their own file name.
 
     Raises :class:`SpecError` when there is no lower version, when it is of
     another kind (a package for a module or the reverse, an extension
@@ -210,53 +203,7 @@ def inherit(namespace: dict[str, Any]) -> str:
         if own_doc is not None:
             namespace["__doc__"] = own_doc
     namespace["__inherits__"] = lower_file
-    _show_own_source(name, namespace)
     return lower_file
-
-
-class InheritingModule(ModuleType):
-    """The class of an override module that ran its lower version (see :func:`inherit`).
-
-    It differs from a plain module in one thing: ``inspect.getfile`` of the
-    module itself, and so ``inspect.getsource`` and ``inspect.getsourcefile``
-    of it, name the override's own file (``__spec__.origin``).  Everything else
-    that reads ``__file__``, its code (the global) and ``inspect`` asking on
-    behalf of a class or function of the module included, gets the lower file.
-    """
-
-    @property
-    def __file__(self) -> str:
-        namespace: dict[str, str] = object.__getattribute__(self, "__dict__")
-        caller = sys._getframe(1)
-        if (
-            caller.f_code.co_name == "getfile"
-            and caller.f_globals.get("__name__") == "inspect"
-            and caller.f_locals.get("object") is self
-        ):
-            origin = getattr(namespace.get("__spec__"), "origin", None)
-            if isinstance(origin, str):
-                return origin
-        try:
-            return namespace["__file__"]
-        except KeyError:
-            raise AttributeError("__file__") from None
-
-    @__file__.setter
-    def __file__(self, value: str) -> None:
-        object.__getattribute__(self, "__dict__")["__file__"] = value
-
-    @__file__.deleter
-    def __file__(self) -> None:
-        object.__getattribute__(self, "__dict__").pop("__file__", None)
-
-
-def _show_own_source(name: str, namespace: dict[str, Any]) -> None:
-    """Make the module of *namespace* an :class:`InheritingModule`, when it is a plain one."""
-    for key in (name, "__main__", "__mp_main__"):
-        module = sys.modules.get(key)
-        if type(module) is ModuleType and object.__getattribute__(module, "__dict__") is namespace:
-            module.__class__ = InheritingModule
-            return
 
 
 def _keep_lower_folders(name: str, namespace: dict[str, Any], lower: ModuleSpec) -> None:

@@ -477,18 +477,3 @@ def test_spawn_and_forkserver_children_of_an_inheriting_override_run_as_python_m
     )
     assert under_run.returncode == 0, under_run.stderr
     assert json.loads(under_run.stdout) == {"spawn": 42, "forkserver": 42}
-
-
-def test_inspect_getsource_of_an_inheriting_override_module_gives_the_overrides_file_and_text():
-    code = """
-        import inspect, json, inhpkg.core as c
-        print(json.dumps([inspect.getsourcefile(c), inspect.getsource(c), c.__file__,
-                          inspect.getsourcefile(c.Thing), c.__dict__["__file__"],
-                          type(c).__name__]))
-    """
-    out = run(code, "top,mid,low")
-    assert out[0] == str(TOP / "core.py")
-    assert out[1] == (TOP / "core.py").read_text()
-    # __file__ itself, and inspect asking for a class of the module, keep the lower file.
-    assert out[2] == out[3] == out[4] == str(TRUNK / "core.py")
-    assert out[5] == "InheritingModule"
