@@ -477,3 +477,15 @@ def test_spawn_and_forkserver_children_of_an_inheriting_override_run_as_python_m
     )
     assert under_run.returncode == 0, under_run.stderr
     assert json.loads(under_run.stdout) == {"spawn": 42, "forkserver": 42}
+
+
+def test_an_inheriting_override_module_stays_a_plain_module_so_getsource_reads_the_lower_file():
+    # The documented limit. A module subclass whose __file__ answered inspect with the
+    # override's file would make every attribute access on the module several times slower
+    # (CPython 3.11+ specialises attribute access for exact modules only).
+    code = """
+        import inspect, json, types, inhpkg.core as c
+        print(json.dumps([type(c) is types.ModuleType, inspect.getsourcefile(c),
+                          inspect.getsource(c) == open(c.__file__).read()]))
+    """
+    assert run(code, "top,mid,low") == [True, str(TRUNK / "core.py"), True]
