@@ -82,6 +82,7 @@ def _snapshot() -> tuple[Any, ...]:
         _path.snapshot(),
         _path.ExcludeFinder._installed,
         dict(sys.path_importer_cache),
+        set(_state._used),
     )
 
 
@@ -114,6 +115,8 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
             else:
                 _path.restore(saved[6])
             managed = {p.root for p in list(_path._packages.values())}
+            _state._used.clear()
+            _state._used.update(saved[9] | (managed if keep_imported else set()))
         # Roots whose packages were first imported in the body are resolved again for
         # the restored state, with no lock held (resolving may import).
         if keep_imported:
@@ -263,7 +266,9 @@ def active(root: str) -> ActiveState:
     loaded = []
     for name, module in list(sys.modules.items()):
         if name == root or name.startswith(root + "."):
-            where = getattr(getattr(module, "__spec__", None), "origin", None)
+            # From the namespace: an attribute of a lazy module (LazyLoader) would run it.
+            namespace = _path.namespace_of(module) or {}
+            where = getattr(namespace.get("__spec__"), "origin", None)
             if isinstance(where, str) and where.startswith(mirrors):
                 loaded.append((name, where))
     return ActiveState(
@@ -317,6 +322,9 @@ class Root:
     def active(self) -> ActiveState:
         """Like :func:`flagtree_spec.active`, for this root package."""
         return active(self.name)
+
+
+_state.bound_calls.add(Root.spec.__code__)
 
 
 def for_root(root: str) -> Root:

@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _discovery, _editable, _path, _state
-from ._config import is_module_name, parse_module_names
+from . import _discovery, _editable, _entries, _path, _state
+from ._config import MAX_NAMES, is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
 
 __all__ = ["AutoFinder", "adopt", "install", "installed", "start_from_environment", "uninstall"]
 
-_roots: set[str] = set()
+_roots = _entries.auto_roots
 # Records created by auto mode, by package name: uninstall() undoes exactly these.
 _owned: dict[str, _path.Package] = {}
 _local = threading.local()
@@ -67,6 +67,33 @@ class AutoFinder:
     @classmethod
     def invalidate_caches(cls) -> None:
         """Nothing is cached here (part of the finder protocol)."""
+
+
+def asking() -> set[str]:
+    """The names this thread's library code is looking up now (auto mode then keeps out)."""
+    busy: set[str] | None = getattr(_local, "busy", None)
+    if busy is None:
+        busy = _local.busy = set()
+    return busy
+
+
+def _found_in_folder(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
+    """A watched folder found package *fullname* for a finder in front of ours.
+
+    Another meta path finder (typeguard's import hook, pytest's assertion
+    rewriter) answered through ``PathFinder``, bypassing :class:`AutoFinder`:
+    the spec's path gets the mirrors all the same.  Nothing happens when this
+    library's own code is asking.
+    """
+    if fullname.partition(".")[0] not in _roots:
+        return
+    busy = getattr(_local, "busy", None)
+    if busy is not None and fullname in busy:
+        return
+    _manage(fullname, spec, target)
+
+
+_entries.on_package = _found_in_folder
 
 
 def _find_rest(
@@ -105,7 +132,11 @@ def _manage(fullname: str, spec: ModuleSpec, target: ModuleType | None) -> None:
     # (this thread holds the import lock, so that cannot wait either); the record is
     # published with single dictionary stores and re-pathed by settle() if activate()
     # switched the state meanwhile.
-    state = _state.state_of(root)
+    if fullname == root and spec.origin:
+        # The root package being imported decides (sys.path may have changed since install()).
+        state = _state.state_in(root, os.path.dirname(os.path.abspath(spec.origin)))
+    else:
+        state = _state.state_of(root)
     previous = _path._packages.get(fullname)
     live = _path.namespace_of(sys.modules.get(fullname))
     probe = (
@@ -207,6 +238,7 @@ def install(root: str) -> None:
             _discovery.unsay(exc)
     recorded = []
     with _state.lock:
+        _state.use(root)
         if root not in _roots:
             _roots.add(root)
             if state is not None:
@@ -216,6 +248,11 @@ def install(root: str) -> None:
                         recorded.append(_owned[name])
         if AutoFinder not in sys.meta_path:
             sys.meta_path.insert(0, AutoFinder)
+    # The folder the root is found in: a finder put in front of AutoFinder later still
+    # gets the root's spec from that folder's path-entry finder.
+    known = _state.known_root(root)
+    if known is not None:
+        _entries.watch_finders_of(os.path.dirname(known.rdir))
     if state is not None:
         for package in recorded:
             _path.settle(package, state)
@@ -250,8 +287,26 @@ def uninstall(root: str) -> None:
         if not _roots:
             while AutoFinder in sys.meta_path:
                 sys.meta_path.remove(AutoFinder)
+        if not any(p.root == root for p in list(_path._packages.values())):
+            _state.unuse(root)  # nothing of it is specialised any more
+        _entries.keep_only(_still_watched())
     importlib.invalidate_caches()
     logger.debug("auto mode uninstalled for %s", root)
+
+
+def _still_watched() -> set[str]:
+    """The folders whose finders still have work once a root is uninstalled."""
+    folders = set()
+    for package in list(_path._packages.values()):
+        if package.root in _roots:
+            folders.update(package.path)
+        else:
+            folders.update(package.mirrors)
+    for root in _roots:
+        known = _state.known_root(root)
+        if known is not None:
+            folders.add(os.path.dirname(known.rdir))
+    return folders
 
 
 def installed() -> tuple[str, ...]:
@@ -268,7 +323,7 @@ def start_from_environment() -> tuple[str, ...]:
     """
     value = os.environ.get("FLAGTREE_SPEC_AUTO", "")
     try:
-        roots = parse_module_names(value, "FLAGTREE_SPEC_AUTO")
+        roots = parse_module_names(value, "FLAGTREE_SPEC_AUTO", MAX_NAMES)
         for root in roots:
             if "." in root:
                 raise SpecError(

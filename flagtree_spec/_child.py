@@ -57,7 +57,11 @@ def loaded_files(
     for name, module in items:
         if module is None or (name not in names and not name.startswith(prefixes)):
             continue
-        namespace = getattr(module, "__dict__", None)
+        try:
+            # Not getattr(): an attribute of a lazy module (LazyLoader) would execute it.
+            namespace = object.__getattribute__(module, "__dict__")
+        except (AttributeError, TypeError):
+            continue
         if not isinstance(namespace, dict):
             continue
         origin = getattr(namespace.get("__spec__"), "origin", None)

@@ -38,6 +38,8 @@ _IDENT_CHARS = _LETTERS | frozenset("0123456789")
 _MAX_NAME: Final = 64
 # The most backends a stack may name (FLAGTREE_BACKEND, activate(), a marker).
 MAX_STACK: Final = 64
+# The most names FLAGTREE_SPEC_DISABLE and FLAGTREE_SPEC_AUTO (or run's --root) may hold.
+MAX_NAMES: Final = 64
 _MAX_MARKER: Final = 4096
 _MAX_DECLARATION: Final = 65536
 _NAME_RULE: Final = "letters, digits, '_' and '-' only, starting with a letter or '_', at most 64"
@@ -101,8 +103,20 @@ def check_backend_name(name: object, what: str) -> str:
     return name
 
 
-def parse_module_names(value: str, what: str) -> tuple[str, ...]:
-    """Parse a comma-separated list of dotted module names (blank elements are skipped)."""
+def parse_module_names(value: str, what: str, limit: Optional[int] = None) -> tuple[str, ...]:
+    """Parse a comma-separated list of dotted module names (blank elements are skipped).
+
+    With *limit*, a value of more elements is refused before it is split (a
+    ``FLAGTREE_SPEC_DISABLE`` or ``FLAGTREE_SPEC_AUTO`` of thousands of names would
+    slow every import or start-up down).
+    """
+    if limit is not None:
+        count = value.count(",") + 1
+        if count > limit:
+            raise SpecConfigError(
+                f"{what}={quote(value)} names {count} modules; it holds at most {limit} "
+                "(a package name covers everything below it)"
+            )
     names = []
     for raw in value.split(","):
         name = raw.strip()

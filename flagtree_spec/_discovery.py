@@ -16,7 +16,14 @@ from types import FrameType
 from typing import Final, NamedTuple, Optional
 
 from . import _entrypoints
-from ._config import Declaration, is_backend_name, parse_module_names, quote, read_declaration
+from ._config import (
+    MAX_STACK,
+    Declaration,
+    is_backend_name,
+    parse_module_names,
+    quote,
+    read_declaration,
+)
 from ._errors import SpecConfigError, SpecWarning
 from ._log import logger
 
@@ -280,10 +287,18 @@ def spec_path_env() -> tuple[str, ...]:
     return tuple(found)
 
 
+# FLAGTREE_SOURCE_ROOT, like FLAGTREE_SPEC_PATH, is resolved against the working
+# directory once per value: a later chdir does not move it.
+_source_root_cache: dict[str, str] = {}
+
+
 def _repo_of(rdir_real: str, root: str) -> Optional[str]:
     source_root = os.environ.get("FLAGTREE_SOURCE_ROOT", "")
     if source_root:
-        return os.path.abspath(source_root)
+        resolved = _source_root_cache.get(source_root)
+        if resolved is None:
+            resolved = _source_root_cache.setdefault(source_root, os.path.abspath(source_root))
+        return resolved
     parent = os.path.dirname(rdir_real)
     if os.path.basename(rdir_real) == root and os.path.basename(parent) == "python":
         return os.path.dirname(parent)
@@ -508,6 +523,12 @@ def discover(
             raise SpecConfigError(f"backend declarations form a 'base' cycle: {cycle}")
         if backend in expanded:
             return
+        if len(expanded) >= MAX_STACK:
+            raise SpecConfigError(
+                f"the backend stack {','.join(stack)!r} grows past {MAX_STACK} backends through "
+                f"the 'base' declarations (at {' -> '.join((*chain, backend)[-4:])}); a stack "
+                f"holds at most {MAX_STACK} backends, bases included"
+            )
         expanded[backend] = None
         folders = finder.backend_folders(backend)
         if not folders:

@@ -14,7 +14,7 @@ import sys
 from importlib.machinery import ExtensionFileLoader, ModuleSpec, PathFinder
 from typing import Any, Optional
 
-from . import _auto
+from . import _auto, _path, _state
 from ._errors import SpecError
 from ._log import logger
 
@@ -110,7 +110,15 @@ def inherit(namespace: dict[str, Any]) -> str:
             "as a package; import the module normally (import pkg.mod), not from a file"
         )
     is_package = "__path__" in namespace
-    current, lower = _current_and_lower(name, here, list(parent_path))
+    busy = _auto.asking()
+    probing = name not in busy
+    if probing:
+        busy.add(name)  # the folders' finders leave these lookups alone
+    try:
+        current, lower = _current_and_lower(name, here, list(parent_path), _below(name))
+    finally:
+        if probing:
+            busy.discard(name)
     if current is None:
         raise SpecError(
             f"inherit() in {name!r}: {here} is not a version of {name} on {parent_name}.__path__ "
@@ -166,13 +174,16 @@ def inherit(namespace: dict[str, Any]) -> str:
     namespace["__cached__"] = lower.cached
     namespace["__name__"] = name  # not "__main__": the lower version's main block stays off
     if sys.modules.get(name) is None:
-        # Run as "python -m pkg.mod": the module is sys.modules["__main__"] only, and
+        # Run as "python -m pkg.mod": the module is sys.modules["__main__"] only (or
+        # "__mp_main__", in the spawn and forkserver children of such a program), and
         # what the lower version defines names "pkg.mod" as its module (dataclasses,
         # pickle and typing.get_type_hints look it up there).  It stays registered, so a
         # later "import pkg.mod" finds this module instead of executing a second copy.
-        main = sys.modules.get("__main__")
-        if main is not None and getattr(main, "__dict__", None) is namespace:
-            sys.modules[name] = main
+        for main_name in ("__main__", "__mp_main__"):
+            main = sys.modules.get(main_name)
+            if main is not None and getattr(main, "__dict__", None) is namespace:
+                sys.modules[name] = main
+                break
     running.append(lower_key)
     _running[id(namespace)] = running
     logger.debug("module %s: %s inherits %s", name, here, lower_file)
@@ -225,15 +236,22 @@ def _keep_lower_folders(name: str, namespace: dict[str, Any], lower: ModuleSpec)
     _auto.adopt(name, path)
 
 
+def _below(name: str) -> list[str]:
+    """The mirror trees whose version of *name* is never a lower version: they exclude it."""
+    state = _state.known_root(name.partition(".")[0])
+    return _path.excluded_mirrors(state, name) if state is not None else []
+
+
 def _current_and_lower(
-    name: str, here: str, path: list[str]
+    name: str, here: str, path: list[str], excluded: list[str]
 ) -> tuple[Optional[ModuleSpec], Optional[ModuleSpec]]:
     """The version of *name* that is *here* and the next one down, on *path*.
 
     The versions are what the path finder finds in each folder of *path*, in
     order; a folder without ``__init__.py`` is at most a namespace portion,
     never a version.  *here* is matched by name, else by identity of the file
-    (the same file reached through a symlink).
+    (the same file reached through a symlink).  Folders inside the mirror trees
+    *excluded* never give the lower version: their backend excludes the module.
     """
     versions = []
     current = None
@@ -242,6 +260,8 @@ def _current_and_lower(
         if spec is None or spec.origin is None or spec.loader is None:
             continue
         if current is not None:
+            if excluded and not _path.outside([spec.origin], excluded):
+                continue
             return current, spec
         versions.append(spec)
         if spec.origin == here:
@@ -255,7 +275,8 @@ def _current_and_lower(
         for i, spec in enumerate(versions):
             assert spec.origin is not None
             if _key(spec.origin) == key:
-                return spec, versions[i + 1] if i + 1 < len(versions) else None
+                lower = [v for v in versions[i + 1 :] if _path.outside([v.origin or ""], excluded)]
+                return spec, lower[0] if lower else None
     return current, None
 
 

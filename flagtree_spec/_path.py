@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from types import FrameType, ModuleType
 from typing import Optional
 
-from . import _editable, _state
+from . import _editable, _entries, _state
 from ._config import is_module_name
 from ._errors import SpecError
 from ._log import debug_enabled, logger
@@ -54,8 +54,12 @@ def packages() -> dict[str, Package]:
     return dict(_packages)
 
 
-def _excluded(name: str, names: Iterable[str]) -> bool:
+def excluded(name: str, names: Iterable[str]) -> bool:
+    """Whether module *name* is one of *names* or lies below one of them."""
     return any(name == e or name.startswith(e + ".") for e in names)
+
+
+_excluded = excluded
 
 
 def globally_excluded(state: _state.RootState, name: str) -> bool:
@@ -65,6 +69,13 @@ def globally_excluded(state: _state.RootState, name: str) -> bool:
 
 def mirror_dirs(state: _state.RootState, name: str, rel: Sequence[str]) -> list[str]:
     """The mirror directories of package *name* under *state*, highest priority first."""
+    return [folder for folder, _ in _mirror_pairs(state, name, rel)]
+
+
+def _mirror_pairs(
+    state: _state.RootState, name: str, rel: Sequence[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each mirror directory of package *name*, with the full names it must never serve."""
     if not state.specialised or globally_excluded(state, name):
         return []
     found = []
@@ -74,8 +85,25 @@ def mirror_dirs(state: _state.RootState, name: str, rel: Sequence[str]) -> list[
         assert spec_root.mirror is not None
         folder = os.path.join(spec_root.mirror, *rel)
         if os.path.isdir(folder):
-            found.append(folder)
+            found.append((folder, refused_by(state, spec_root.exclude)))
     return found
+
+
+def refused_by(state: _state.RootState, declared: Iterable[str]) -> tuple[str, ...]:
+    """The full names a mirror must never serve: its declaration's, and the root's own."""
+    return tuple(sorted({*declared, *state.disabled, *_user_exclude.get(state.root, ())}))
+
+
+def excluded_mirrors(state: _state.RootState, name: str) -> list[str]:
+    """The mirror trees that must never serve module *name* (every one when it is disabled)."""
+    if globally_excluded(state, name):
+        return [r.mirror for r in state.mirrors() if r.mirror]
+    return [m for excluded, ms in state.dropped.items() if _excluded(name, (excluded,)) for m in ms]
+
+
+def outside(entries: Iterable[str], trees: Sequence[str]) -> list[str]:
+    """The entries of *entries* that lie in none of the folders *trees*."""
+    return [e for e in entries if not any(e == t or e.startswith(t + os.sep) for t in trees)]
 
 
 def _candidates(state: _state.RootState, rel: Sequence[str]) -> set[str]:
@@ -207,7 +235,12 @@ def overlay(
         extra_names.append(f"{name}.{item}")
     root = name.partition(".")[0]
     # Resolved with no lock held: the first resolution may import and warn.
-    state = _state.state_of(root)
+    origin = (namespace_of(module) or {}).get("__file__") if name == root else None
+    if isinstance(origin, str):
+        # The root package's own call: the state is this package's (see state_in).
+        state = _state.state_in(root, os.path.dirname(os.path.abspath(origin)))
+    else:
+        state = _state.state_of(root)
     if not isinstance(path, list):
         raise SpecError(
             f"spec_path() needs the list __path__ of a regular package; {name!r} has a "
@@ -224,6 +257,8 @@ def overlay(
         if extra_names or state.excludes:
             ExcludeFinder.enable()
     if extra_names:
+        with _state.lock:
+            reapply([root])  # the mirror folders' finders refuse the new names too
         logger.debug("package %s: excluded %s", name, ", ".join(extra_names))
     settle(package, state)
     _state.sync_marker_module(_state.state_of(root))
@@ -263,14 +298,17 @@ def _record(
     register: bool = True,
 ) -> Package:
     extra = None
-    if module is not None and module.__dict__.get("__path__") is path:
-        locations = getattr(getattr(module, "__spec__", None), "submodule_search_locations", None)
+    namespace = namespace_of(module)
+    if namespace is not None and namespace.get("__path__") is path:
+        # Read from the namespace: an attribute of a lazy module would execute it.
+        locations = getattr(namespace.get("__spec__"), "submodule_search_locations", None)
         if isinstance(locations, list) and locations is not path:
             extra = locations
     if not state.specialised:
         package = Package(name, path, extra, list(path))
         if register:
             _packages[name] = package
+            _state.use(package.root)
         return package
     rel = name.split(".")[1:]
     candidates = _candidates(state, rel)
@@ -286,15 +324,26 @@ def _record(
     _apply(package, state)
     if register:
         _packages[name] = package
+        _state.use(package.root)
     return package
 
 
 def _apply(package: Package, state: _state.RootState) -> None:
-    """Rewrite *package*'s path for *state*: its mirrors first, then everything else."""
-    mirrors = mirror_dirs(state, package.name, package.rel)
+    """Rewrite *package*'s path for *state*: its mirrors first, then everything else.
+
+    The path-entry finders of the mirror folders learn what they must refuse,
+    and in auto mode those of the other folders hand on the packages they find
+    (see :mod:`flagtree_spec._entries`).
+    """
+    pairs = _mirror_pairs(state, package.name, package.rel)
+    mirrors = [folder for folder, _ in pairs]
     old = set(package.mirrors)
     rest = [entry for entry in package.path if entry not in old]
     rest.extend(t for t in package.trunk if t not in rest)
+    for folder, refused in pairs:
+        _entries.watch((folder,), refused)
+    if package.root in _entries.auto_roots:
+        _entries.watch(rest)
     new = mirrors + rest
     if new != package.path:
         package.path[:] = new
@@ -327,6 +376,23 @@ def restore(saved: tuple[dict[str, Package], dict[str, set[str]]]) -> None:
     _packages.update(saved[0])
     _user_exclude.clear()
     _user_exclude.update(saved[1])
+
+
+def _importing() -> bool:
+    """Whether the lookup under way is an import, not a probe by ``importlib.util.find_spec``.
+
+    The nearest of the two in the stack decides: a probe of ``a.b.c`` imports
+    ``a.b`` for real.
+    """
+    frame: Optional[FrameType] = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code.co_name
+        if code == "_find_and_load_unlocked":
+            return True
+        if code == "find_spec" and frame.f_globals.get("__name__") == "importlib.util":
+            return False
+        frame = frame.f_back
+    return True
 
 
 class ExcludeFinder:
@@ -372,21 +438,19 @@ class ExcludeFinder:
         state = _state.known_root(root) if dot else None
         if state is None or not state.specialised or path is None:
             return None
-        if globally_excluded(state, fullname):
-            drop: Sequence[str] = [r.mirror for r in state.mirrors() if r.mirror]
-        else:
-            drop = [
-                m for name, ms in state.dropped.items() if _excluded(fullname, (name,)) for m in ms
-            ]
+        drop = excluded_mirrors(state, fullname)
         if not drop:
             if _debug:
                 cls._report(fullname, path, target, state)
             return None
-        kept = [e for e in path if not any(e == m or e.startswith(m + os.sep) for m in drop)]
-        spec = PathFinder.find_spec(fullname, kept, target)
+        spec = PathFinder.find_spec(fullname, outside(path, drop), target)
         if spec is None and _editable.editable_loader(root) is not None:
             # An editable install whose own finder serves the package (its __path__
             # is no folder): that finder loads the trunk module, mirrors never.
+            return None
+        if spec is None and not _importing():
+            # A probe (importlib.util.find_spec): the module does not exist, as far as
+            # this state goes; the mirror folders' own finders refuse it too.
             return None
         if spec is None:
             raise ModuleNotFoundError(

@@ -22,10 +22,12 @@ import os
 import runpy
 import sys
 import sysconfig
+import types
+from importlib.machinery import ModuleSpec, PathFinder
 from typing import Any
 
 from ._auto import install
-from ._config import parse_module_names, parse_stack
+from ._config import MAX_NAMES, parse_module_names, parse_stack
 from ._errors import SpecError
 from ._usage import error
 
@@ -117,12 +119,13 @@ def _run_command(args: argparse.Namespace) -> int:
     os.environ["FLAGTREE_SPEC_AUTO"] = ",".join(roots)
     _export_absolute()
     _export_startup()
-    for root in roots:
-        install(root)
     if module_args:
         name, argv = module_args[0], module_args[1:]
         if not _safe_path():
             sys.path[0:1] = [os.getcwd()]
+        # Installed once sys.path is the program's: the root packages it imports decide.
+        for root in roots:
+            install(root)
         try:
             found = importlib.util.find_spec(name)
         except (ImportError, ValueError) as exc:
@@ -135,20 +138,55 @@ def _run_command(args: argparse.Namespace) -> int:
     script, argv = script_args[0], script_args[1:]
     if not os.path.exists(script):
         return _fail(f"run: no such script {script!r}")
+    from pkgutil import get_importer
+
+    archive = os.path.abspath(script)
+    if get_importer(archive) is not None:
+        # A folder or zip archive with a __main__.py: as "python app.pyz" does, its
+        # absolute path goes first on sys.path (in place of the working folder).
+        main = PathFinder.find_spec("__main__", [archive])
+        if main is None or main.loader is None:
+            sys.stderr.write(f"flagtree-spec: run: can't find '__main__' module in {script!r}\n")
+            return 1
+        sys.path[0 : 0 if _safe_path() else 1] = [archive]  # -P keeps the archive too
+        for root in roots:
+            install(root)
+        sys.argv = [script, *argv]
+        _run_main(main)
+        return 0
     if not _safe_path():
         # As "python SCRIPT" does: the script's folder, symlinks resolved.
         sys.path[0:1] = [os.path.dirname(os.path.realpath(script))]
+    for root in roots:
+        install(root)
     sys.argv = [script, *argv]
     runpy.run_path(script, run_name="__main__")
     return 0
 
 
+def _run_main(spec: ModuleSpec) -> None:
+    """Run the ``__main__`` module *spec* of a folder or zip archive as ``python app.pyz`` does."""
+    assert spec.loader is not None
+    code = spec.loader.get_code("__main__")  # type: ignore[attr-defined]
+    module = types.ModuleType("__main__")
+    module.__dict__.update(
+        __file__=spec.origin,
+        __cached__=spec.cached,
+        __loader__=spec.loader,
+        __spec__=spec,
+        __package__="",
+    )
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)
+
+
 def _roots(given: list[str]) -> tuple[str, ...]:
     if given:
-        names = parse_module_names(",".join(given), "--root")
+        names = parse_module_names(",".join(given), "--root", MAX_NAMES)
         what = "--root"
     else:
-        names = parse_module_names(os.environ.get("FLAGTREE_SPEC_AUTO", ""), "FLAGTREE_SPEC_AUTO")
+        value = os.environ.get("FLAGTREE_SPEC_AUTO", "")
+        names = parse_module_names(value, "FLAGTREE_SPEC_AUTO", MAX_NAMES)
         what = "FLAGTREE_SPEC_AUTO"
     for name in names:
         if "." in name:

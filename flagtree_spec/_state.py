@@ -20,6 +20,7 @@ from typing import Optional
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
 from ._config import (
+    MAX_NAMES,
     Marker,
     check_backend_name,
     env_flag,
@@ -36,6 +37,7 @@ __all__ = [
     "lock",
     "refresh_dispatch",
     "root_dir",
+    "state_in",
     "state_of",
     "switch",
     "sync_marker_module",
@@ -51,6 +53,36 @@ lock = threading.RLock()
 # Serialises activate() and the restores of its context managers, which compute new
 # states (and may import) while holding it; nothing on an import path ever takes it.
 switch = threading.RLock()
+
+
+def _before_fork() -> None:
+    # As logging does: the child gets the records whole, never in mid-change, and no
+    # activate() is under way (it calls importlib.invalidate_caches(), which takes the
+    # import system's module locks: one held at the fork would hang the child too).
+    # In activate()'s order, so the two cannot deadlock with it.
+    switch.acquire()
+    lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    lock.release()
+    switch.release()
+
+
+def _after_fork_in_child() -> None:
+    # Fresh locks: one held by a thread that the child lacks would never be released.
+    global lock, switch
+    lock = threading.RLock()
+    switch = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
+
 # Bumped whenever the overrides change; a state resolved for an older generation is
 # computed again before it is relied on.
 _generation = 0
@@ -149,8 +181,13 @@ def root_dir(root: str) -> str:
     """The folder of root package *root*'s ``__init__`` (symlinks unresolved)."""
     module = sys.modules.get(root)
     if module is not None:
-        origin: Optional[str] = getattr(module, "__file__", None)
-        is_package = getattr(module, "__path__", None) is not None
+        # From the namespace: an attribute of a lazy module (LazyLoader) would run it.
+        try:
+            namespace = object.__getattribute__(module, "__dict__")
+        except AttributeError:
+            namespace = {}
+        origin: Optional[str] = namespace.get("__file__")
+        is_package = namespace.get("__path__") is not None
     else:
         try:
             spec = importlib.util.find_spec(root)
@@ -170,18 +207,20 @@ def root_dir(root: str) -> str:
     return os.path.dirname(os.path.abspath(origin))
 
 
-def _compute(root: str, generation: int = -1) -> RootState:
+def _compute(root: str, generation: int = -1, rdir: Optional[str] = None) -> RootState:
     """Resolve the state of *root* for the overrides of *generation* (the current one by default).
 
-    Called with no lock held: it may import (``json`` for a declaration), read files
-    and warn.
+    *rdir* is the folder of the root package's ``__init__``, when the caller
+    knows which package is imported.  Called with no lock held: it may import
+    (``json`` for a declaration), read files and warn.
     """
     if generation < 0:
         generation = _generation
-    rdir = root_dir(root)
+    if rdir is None:
+        rdir = root_dir(root)
     override = _override_root.get(root, _override_all)
     disabled = parse_module_names(
-        os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE"
+        os.environ.get("FLAGTREE_SPEC_DISABLE", ""), "FLAGTREE_SPEC_DISABLE", MAX_NAMES
     )
     stack: tuple[str, ...]
     if override is None:
@@ -287,6 +326,28 @@ def state_of(root: str) -> RootState:
     return state
 
 
+def state_in(root: str, rdir: str) -> RootState:
+    """The state of *root* whose package is the one in folder *rdir*.
+
+    A state resolved earlier for a package of that name in another folder (a
+    source checkout in the working folder, first on ``sys.path`` then; or
+    ``sys.path`` changed since) describes another package: it is resolved
+    again for this one, with no lock held, and replaces it.  Called when the
+    root package itself is imported, once.
+    """
+    state = state_of(root)
+    if state.rdir == rdir:
+        return state
+    logger.debug(
+        "root package %s is imported from %s, not %s: state resolved again", root, rdir, state.rdir
+    )
+    fresh = _compute(root, -1, rdir)
+    with lock:
+        _roots[root] = fresh
+    refresh_dispatch()
+    return fresh
+
+
 def _resolve(root: str) -> RootState:
     """Resolve *root*'s state with no lock held, then publish it.
 
@@ -347,9 +408,43 @@ def sync_marker_module(state: RootState) -> None:
 _NULL = HookTable("no specialised root package", ())
 
 
+# Roots specialised in this process: a package of theirs is managed (spec_path, auto
+# mode), auto mode is installed for them, or their code called spec().  A state only
+# read (active(), fingerprint(), trunk_path()) does not make its root one of them.
+_used: set[str] = set()
+
+
+def use(root: str) -> None:
+    """Count *root* as specialised in this process (see ``_used``)."""
+    if root not in _used:
+        _used.add(root)
+        refresh_dispatch()
+
+
+def unuse(root: str) -> None:
+    if root in _used:
+        _used.discard(root)
+        refresh_dispatch()
+
+
+# Code objects of the functions that call a hook for a root named by their ``self``
+# (``for_root("R").spec``); set by _activate.
+bound_calls: set[object] = set()
+
+
+def _module_of(globals_: dict[str, object]) -> str:
+    """The module name of the code whose globals are *globals_*: a main module by its spec."""
+    name = str(globals_.get("__name__") or "?")
+    if name in ("__main__", "__mp_main__"):
+        # "python -m R.cli": the module is R.cli, as its spec says.
+        spec_name = getattr(globals_.get("__spec__"), "name", None)
+        if isinstance(spec_name, str):
+            return spec_name
+    return name
+
+
 def _caller_root(depth: int) -> str:
-    name = sys._getframe(depth + 1).f_globals.get("__name__") or "?"
-    return str(name).partition(".")[0]
+    return _module_of(sys._getframe(depth + 1).f_globals).partition(".")[0]
 
 
 def _first_call(hook: str) -> Optional[Hook]:
@@ -362,7 +457,10 @@ def _first_call(hook: str) -> Optional[Hook]:
             f"spec({hook!r}) was called from {root!r}, which is not inside a root package, "
             "and no root package has called spec_path() yet; use for_root('pkg').spec"
         ) from exc
-    return state.table[hook] if state.specialised else _NULL[hook]
+    if state.specialised:
+        use(root)
+        return state.table[hook]
+    return _NULL[hook]
 
 
 def _by_caller(hook: str) -> Optional[Hook]:
@@ -395,7 +493,10 @@ def _root_above_hook(frame: Optional[FrameType]) -> Optional[RootState]:
         return None
     frame = frame.f_back
     while frame is not None:
-        state = _roots.get(str(frame.f_globals.get("__name__") or "").partition(".")[0])
+        if frame.f_code in bound_calls:
+            # Called through for_root("R").spec: the hook answers for R.
+            return _roots.get(getattr(frame.f_locals.get("self"), "name", ""))
+        state = _roots.get(_module_of(frame.f_globals).partition(".")[0])
         if state is not None:
             return state
         frame = frame.f_back
@@ -411,7 +512,11 @@ def refresh_dispatch() -> None:
     """
     while True:
         states = list(_roots.values())
+        used = set(_used)
         specialised = [s for s in states if s.specialised]
+        # The roots specialised in this process decide; a root whose state was only
+        # read counts while no root is (as before it was read).
+        specialised = [s for s in specialised if s.root in used] or specialised
         if not states:
             _calls.set_dispatch({}, _first_call)
         elif not specialised:
@@ -421,7 +526,7 @@ def refresh_dispatch() -> None:
             _calls.set_dispatch(table.hooks, table.resolve)
         else:
             _calls.set_dispatch({}, _by_caller)
-        if list(_roots.values()) == states:
+        if list(_roots.values()) == states and _used == used:
             return
 
 

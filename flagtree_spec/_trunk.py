@@ -69,9 +69,9 @@ def trunk_path(package: str, *parts: PathPart) -> str:
     return os.path.join(dirs[0], *(os.fspath(p) for p in parts))
 
 
-# root package -> (the RootState it was computed for, digest).  activate() replaces
-# the RootState objects, which invalidates the entry.
-_fingerprints: dict[str, tuple[_state.RootState, str]] = {}
+# root package -> (the RootState and the spec_path(exclude=...) names it was computed
+# for, digest).  activate() replaces the RootState objects, which invalidates the entry.
+_fingerprints: dict[str, tuple[_state.RootState, frozenset[str], str]] = {}
 
 
 def fingerprint(root: str) -> str:
@@ -82,29 +82,37 @@ def fingerprint(root: str) -> str:
     folder) and declarations, by their paths relative to the spec root, so it
     is the same wherever the backend is installed.  ``__pycache__`` folders
     and the lock file ``flagtree_spec.lock`` (a record for the tools, not
-    spec content) are skipped.  Computed once per state and cached: :func:`activate`
-    invalidates it.  Add it to the key of a cache keyed on the trunk::
+    spec content) are skipped, and so are the mirror files of modules that
+    never override (a declaration's ``exclude``, ``spec_path(exclude=...)``,
+    ``FLAGTREE_SPEC_DISABLE``): the digest follows the overrides that run, so
+    disabling one to bisect a problem changes it.  Computed once per state
+    and cached: :func:`activate` and a new ``spec_path(exclude=...)``
+    invalidate it.  Add it to the key of a cache keyed on the trunk::
 
         key = (trunk_key, fingerprint("triton"))
     """
     if not isinstance(root, str) or "." in root or not is_module_name(root):
         raise SpecError(f"fingerprint({root!r}): give a top-level package name like 'triton'")
     state = _state.state_of(root)
+    excluded = _path._user_exclude.get(root, set())
     cached = _fingerprints.get(root)
-    if cached is not None and cached[0] is state:
-        return cached[1]
+    if cached is not None and cached[0] is state and cached[1] == excluded:
+        return cached[2]
     import hashlib  # only here: importing it costs milliseconds at start-up
 
     digest = hashlib.sha256()
     digest.update(f"flagtree-spec fingerprint 1\0stack\0{','.join(state.stack)}\0".encode())
+    everywhere = frozenset((*state.disabled, *excluded))
     for spec_root in state.spec_roots:
-        _add_root(digest.update, spec_root)
+        _add_root(digest.update, spec_root, root, everywhere | spec_root.exclude)
     value = digest.hexdigest()
-    _fingerprints[root] = (state, value)
+    _fingerprints[root] = (state, frozenset(excluded), value)
     return value
 
 
-def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
+def _add_root(
+    update: Callable[[bytes], object], spec_root: SpecRoot, root: str, excluded: frozenset[str]
+) -> None:
     label = spec_root.backend or spec_root.kind
     update(f"root\0{label}\0{spec_root.kind}\0".encode())
     files: dict[str, str] = {}
@@ -119,6 +127,12 @@ def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
             _add_file(spec_root.hooks, spec_root.path, files, links, inside)
     if spec_root.declaration is not None:
         _add_file(spec_root.declaration, spec_root.path, files, links, inside)
+    if excluded and spec_root.mirror is not None:
+        # After the hook package's walk too: its folder may hold the mirror.
+        prefix = _rel(spec_root.mirror, spec_root.path) + "/"
+        for found in (files, links):
+            for rel in [r for r in found if _path.excluded(_module_of(root, r, prefix), excluded)]:
+                del found[rel]
     for rel in sorted(set(files) | set(links)):
         if rel in links:
             # A symlink that leaves the spec root: its target path, never what it reaches.
@@ -132,6 +146,16 @@ def _add_root(update: Callable[[bytes], object], spec_root: SpecRoot) -> None:
             data = f.read()
         update(f"file\0{rel}\0{len(data)}\0".encode("utf-8", "surrogatepass"))
         update(data)
+
+
+def _module_of(root: str, rel: str, prefix: str) -> str:
+    """The module a mirror file stands for (for a data file: the name it would have)."""
+    if not rel.startswith(prefix):
+        return ""  # outside the mirror tree
+    parts = rel[len(prefix) :].split("/")
+    stem = parts[-1].split(".")[0]
+    names = parts[:-1] if stem == "__init__" else [*parts[:-1], stem]
+    return ".".join([root, *names])
 
 
 class _Inside:

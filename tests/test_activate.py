@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, scenario
@@ -265,3 +266,47 @@ def test_activate_contexts_exited_out_of_order_by_two_threads_raise_not_stick():
     # The thread's context restored the state before it ("beta"); the refused exit
     # left that alone.
     assert out == [["SpecError"], "beta"]
+
+
+SPAWN_CHILD = """
+import json, multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+import flagtree_spec
+
+
+def name_of(obj):
+    return type(obj).__qualname__
+
+
+if __name__ == "__main__":
+    flagtree_spec.activate("low")  # in code only: a child process does not inherit it
+    import inhpkg.shapes as shapes
+    out = []
+    spawn = multiprocessing.get_context("spawn")
+    for options in ({{}}, {{"initializer": flagtree_spec.activate, "initargs": ("low",)}}):
+        with ProcessPoolExecutor(1, mp_context=spawn, **options) as pool:
+            try:
+                out.append(pool.submit(name_of, shapes.Hexagon()).result(timeout=30))
+            except Exception as exc:
+                out.append(type(exc).__name__)
+    print(json.dumps(out))
+"""
+
+
+def test_a_spawn_child_unpickles_a_class_of_an_override_only_with_the_backend_active_there(
+    tmp_path,
+):
+    # The documented limit of activate() in child processes: the child imports the class's
+    # module under its own state; a Pool initializer that activates the backend runs first.
+    script = tmp_path / "prog.py"
+    script.write_text(SPAWN_CHILD.format())
+    repo = FIXTURES / "inherit_repo"
+    out = scenario(
+        f"import runpy, sys; sys.argv = [{str(script)!r}]; "
+        f"runpy.run_path({str(script)!r}, run_name='__main__')",
+        path=[repo / "python"],
+        env={"FLAGTREE_SOURCE_ROOT": str(repo)},
+    )
+    assert out == ["BrokenProcessPool", "Hexagon"]
+    reference = (Path(__file__).resolve().parent.parent / "docs" / "reference.md").read_text()
+    assert "a class defined in an override" in reference

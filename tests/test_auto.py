@@ -374,3 +374,40 @@ def test_install_under_warnings_as_errors_leaves_the_misspelled_backend_error_to
     )
     assert out[0] is not None and "did you mean 'zeta'?" in out[0], out
     assert out[1] == ["zetaa"]
+
+
+LAZY_SUBPACKAGE = """
+import importlib.util, json, sys
+import lazypkg
+
+
+def lazy(name):
+    spec = importlib.util.find_spec(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+sub, mod = lazy("lazypkg.sub"), lazy("lazypkg.lazymod")
+import flagtree_spec
+from flagtree_spec._child import loaded_files
+flagtree_spec.install("lazypkg")
+runs = [list(getattr(sys, "_lazy_runs", []))]
+flagtree_spec.active("lazypkg")
+loaded_files(["lazypkg"])
+runs.append(list(getattr(sys, "_lazy_runs", [])))
+print(json.dumps([runs, sub.LEAF, sys._lazy_runs]))
+"""
+
+
+def test_install_does_not_execute_a_lazy_sub_package_before_its_path_is_extended():
+    out = scenario(
+        LAZY_SUBPACKAGE,
+        path=[FIXTURES / "lazy_subpackage" / "site"],
+        env={"FLAGTREE_BACKEND": "b"},
+    )
+    # Neither install() nor the read-only active() and loaded-files scan ran either module;
+    # the sub-package ran on first use, with the mirror first on its path.
+    assert out == [[[], []], "b", ["lazypkg.sub"]]

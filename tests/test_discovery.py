@@ -8,7 +8,7 @@ import os
 import zipfile
 
 import pytest
-from conftest import FIXTURES, INSTALLED, SOURCE, SOURCE_PY, scenario
+from conftest import FIXTURES, INSTALLED, NEUTRAL, SOURCE, SOURCE_PY, scenario
 
 from flagtree_spec import _entrypoints
 
@@ -390,3 +390,20 @@ def test_declaration_mirror_of_the_spec_root_itself_puts_no_dot_in_paths(tmp_pat
         f"{root}/runtime/jit.py",
         [f"{root}/runtime", f"{pkg}/runtime"],
     ]
+
+
+def test_a_relative_flagtree_source_root_is_resolved_once_so_a_chdir_does_not_move_it():
+    folder = FIXTURES / "relative_source_root"
+    out = scenario(
+        f"""
+        import json, os
+        import mrka.mod
+        os.chdir({str(NEUTRAL)!r})
+        import mrkb.mod
+        print(json.dumps([mrka.mod.WHERE, mrkb.mod.WHERE]))
+        """,
+        path=[folder / "site"],
+        cwd=folder,
+        env={"FLAGTREE_SOURCE_ROOT": "repo"},
+    )
+    assert out == ["zz", "zz"]

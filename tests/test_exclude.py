@@ -206,3 +206,45 @@ def test_exclude_finder_sits_behind_auto_mode_so_auto_mode_records_excluded_pack
         env={"FLAGTREE_BACKEND": "excl"},
     )
     assert out == [["AutoFinder", "ExcludeFinder"], "trunk", True]
+
+
+PROBE = """
+import importlib, importlib.util, json, flagtree_spec
+if {auto}:
+    flagtree_spec.install("{root}")
+import {root}
+probe = importlib.util.find_spec("{root}.{name}")
+try:
+    importlib.import_module("{root}.{name}")
+except ModuleNotFoundError as exc:
+    error = str(exc)
+print(json.dumps([probe, error]))
+"""
+UNMODIFIED = FIXTURES / "unmodified_backends"
+
+
+@pytest.mark.parametrize(
+    ("root", "name", "auto", "env", "path"),
+    [
+        ("expkg", "onlymirror", False, {"FLAGTREE_BACKEND": "mir"}, PY),
+        (
+            "unmodpkg",
+            "added",
+            True,
+            {
+                "FLAGTREE_BACKEND": "zeta",
+                "FLAGTREE_SOURCE_ROOT": str(UNMODIFIED),
+                "FLAGTREE_SPEC_DISABLE": "unmodpkg.added",
+            },
+            FIXTURES / "unmodified",
+        ),
+    ],
+    ids=["spec_path-exclude", "auto-disable"],
+)
+def test_find_spec_of_an_excluded_module_that_only_the_mirror_has_is_none(
+    root, name, auto, env, path
+):
+    out = scenario(PROBE.format(root=root, name=name, auto=auto), env=env, path=[path])
+    # A probe finds nothing, as for any module that does not exist; an import says why.
+    assert out[0] is None
+    assert "excluded from the backend's mirror tree" in out[1]

@@ -122,3 +122,36 @@ def test_package_loaded_by_hand_with_no_backend_is_the_trunk(fixture, auto):
     )
     assert out["where"] == "trunk" and out["path"] == [TRUNK] and out["utils"] == "trunk"
     assert out["libdevice"] == "trunk"
+
+
+SUBMODULE_ONLY = """
+import json, sys
+import flagtree_spec
+if {auto}:
+    flagtree_spec.install("hlpkg")
+import hlpkg.language.extra
+cuda = sys.modules["hlpkg.language.extra.cuda"]
+print(json.dumps({{
+    "libdevice": sys.modules["hlpkg.language.extra.cuda.libdevice"].WHERE,
+    "path": [p.split("site-packages/")[-1] for p in cuda.__path__],
+    "listed": "hlpkg.language.extra.cuda" in flagtree_spec.active("hlpkg").packages,
+}}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("fixture", "auto"), [("hand_loaded_auto", True), ("hand_loaded_spec_path", False)]
+)
+def test_package_loaded_by_hand_gets_the_mirror_that_holds_only_a_submodule(fixture, auto):
+    # Backend delta has extra/cuda/libdevice.py and no cuda/__init__.py: extra's own loader
+    # (pkgutil, the folder's finder, exec_module) must still give cuda the mirror folder.
+    out = scenario(
+        SUBMODULE_ONLY.format(auto=auto),
+        path=[FIXTURES / fixture / "site-packages"],
+        env={"FLAGTREE_BACKEND": "delta"},
+    )
+    assert out == {
+        "libdevice": "delta",
+        "path": ["hlpkg/backends/delta/spec/hlpkg/language/extra/cuda", TRUNK],
+        "listed": True,
+    }

@@ -640,3 +640,77 @@ def test_check_on_a_declaration_nested_20000_levels_exits_2_with_one_line(tmp_pa
         f"flagtree-spec check: error: backend declaration {declaration.relative_to(repo)}: "
         'nested too deeply to read; a declaration is a flat object like {"mirror": "triton"}'
     )
+
+
+def test_a_chain_of_1200_base_declarations_is_a_config_error_for_the_runtime_and_status(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+
+    from conftest import clean_env
+
+    repo = tmp_path / "repo"
+    pkg = repo / "python" / "chainpkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from flagtree_spec import spec_path\nspec_path(__path__)\n")
+    for i in range(1200):
+        spec = repo / "third_party" / f"b{i}" / "backend" / "spec"
+        spec.mkdir(parents=True)
+        (spec / "flagtree_spec.json").write_text(f'{{"base": ["b{i + 1}"]}}' if i < 1199 else "{}")
+    out = scenario(
+        """
+        import json
+        try:
+            import chainpkg
+        except Exception as exc:
+            print(json.dumps([type(exc).__name__, str(exc)]))
+        """,
+        path=[repo / "python"],
+        env={"FLAGTREE_BACKEND": "b0"},
+    )
+    assert out[0] == "SpecConfigError" and "at most 64 backends, bases included" in out[1]
+    env = clean_env()
+    env["PYTHONPATH"] = LIBRARY
+    proc = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", "status", "-b", "b0"],
+        env=env,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "at most 64 backends" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_flagtree_spec_disable_holds_at_most_64_names() -> None:
+    code = """
+        import json
+        try:
+            import fixpkg.runtime.jit as jit
+            print(json.dumps(jit.WHERE))
+        except Exception as exc:
+            print(json.dumps(f"{type(exc).__name__}: {exc}"))
+    """
+    many = ",".join(f"fixpkg.m{i}" for i in range(10_000))
+    out = scenario(code, env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_DISABLE": many})
+    assert out.startswith("SpecConfigError: FLAGTREE_SPEC_DISABLE=") and "names 10000" in out
+    assert "at most 64" in out and len(out) < 400  # the value is quoted shortened
+    most = ",".join(["fixpkg.runtime.jit", *(f"fixpkg.m{i}" for i in range(63))])
+    assert scenario(code, env={"FLAGTREE_BACKEND": "alpha", "FLAGTREE_SPEC_DISABLE": most}) == (
+        "trunk"
+    )
+
+
+def test_flagtree_spec_auto_holds_at_most_64_roots_and_start_up_goes_on() -> None:
+    proc = run_python(
+        """
+        import json, sys
+        from flagtree_spec._auto import start_from_environment
+        print(json.dumps([start_from_environment(), "AutoFinder" in repr(sys.meta_path)]))
+        """,
+        env={"FLAGTREE_SPEC_AUTO": ",".join(f"r{i}" for i in range(15_000))},
+    )
+    assert proc.stdout.strip() == "[[], false]"
+    assert "auto mode not started: FLAGTREE_SPEC_AUTO=" in proc.stderr
+    assert "names 15000 modules; it holds at most 64" in proc.stderr

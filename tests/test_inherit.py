@@ -448,3 +448,44 @@ def test_inherit_under_python_m_keeps_the_module_reachable_under_its_spec_name()
         "module": "inhpkg.records",
         "same_module": True,
     }
+
+
+def test_inherit_skips_a_lower_backend_whose_declaration_excludes_the_module():
+    # Backend excl's flagtree_spec.json excludes inhpkg.core: its core.py never overrides,
+    # neither as the module that loads nor as the version top's core inherits.
+    code = """
+        import json, inhpkg.core as c
+        print(json.dumps([c.helper(), c.__inherits__]))
+    """
+    assert run(code, "top,excl") == ["top>trunk", str(TRUNK / "core.py")]
+
+
+def test_spawn_and_forkserver_children_of_an_inheriting_override_run_as_python_m_run():
+    # The children run the override again as "__mp_main__": the lower version's dataclass
+    # (string annotations) needs the module under its own name there too.
+    proc = run_module("inhpkg.worker", "low")
+    assert json.loads(proc.stdout) == {"spawn": 42, "forkserver": 42}
+    env = clean_env({"FLAGTREE_BACKEND": "low"})
+    env["PYTHONPATH"] = os.pathsep.join([str(PY), LIBRARY])
+    under_run = subprocess.run(
+        [sys.executable, "-m", "flagtree_spec", "run", "--root", "inhpkg", "-m", "inhpkg.worker"],
+        env=env,
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert under_run.returncode == 0, under_run.stderr
+    assert json.loads(under_run.stdout) == {"spawn": 42, "forkserver": 42}
+
+
+def test_an_inheriting_override_module_stays_a_plain_module_so_getsource_reads_the_lower_file():
+    # The documented limit. A module subclass whose __file__ answered inspect with the
+    # override's file would make every attribute access on the module several times slower
+    # (CPython 3.11+ specialises attribute access for exact modules only).
+    code = """
+        import inspect, json, types, inhpkg.core as c
+        print(json.dumps([type(c) is types.ModuleType, inspect.getsourcefile(c),
+                          inspect.getsource(c) == open(c.__file__).read()]))
+    """
+    assert run(code, "top,mid,low") == [True, str(TRUNK / "core.py"), True]

@@ -374,3 +374,118 @@ def test_run_m_pytest_under_warnings_as_errors_runs_the_suite(flags):
     )
     assert "1 passed" in proc.stdout, proc.stdout
     assert "PytestAssertRewriteWarning" not in proc.stdout + proc.stderr
+
+
+SHADOW = FIXTURES / "checkout_shadow"
+
+
+def test_run_resolves_the_root_package_the_program_imports_not_a_checkout_in_the_working_folder(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "prog.py"
+    script.write_text("import json, apkg.mod as m\nprint(json.dumps([m.WHERE, m.__file__]))\n")
+    out = last_json(
+        cli(
+            "run", "--root", "apkg", str(script), cwd=SHADOW / "work", pythonpath=(SHADOW / "site",)
+        )
+    )
+    assert out == [
+        "m",
+        str(SHADOW / "site" / "apkg" / "backends" / "m" / "spec" / "apkg" / "mod.py"),
+    ]
+
+
+SYS_PATH_CHANGED = """
+import json, sys
+import flagtree_spec
+sys.path.insert(0, {work!r})
+flagtree_spec.install("apkg")          # resolves apkg's state: the checkout's, for now
+flagtree_spec.active("mkpkg")          # a read-only look, for a spec_path root
+sys.path.remove({work!r})
+import apkg.mod, mkpkg.runtime.jit
+print(json.dumps([apkg.mod.WHERE, mkpkg.runtime.jit.WHERE,
+                  flagtree_spec.active("apkg").backends, flagtree_spec.active("mkpkg").backends]))
+"""
+
+
+def test_install_then_a_sys_path_change_resolves_the_state_of_the_package_imported() -> None:
+    from conftest import scenario
+
+    out = scenario(
+        SYS_PATH_CHANGED.format(work=str(SHADOW / "work")),
+        path=[SHADOW / "site", FIXTURES / "marker_file" / "site-packages"],
+    )
+    assert out == ["m", "gamma", ["m"], ["gamma"]]
+
+
+APP_MAIN = """
+import json, os, sys
+os.chdir({away!r})
+import helper  # a module of the app itself, found through sys.path[0] after the chdir
+import unmodpkg.runtime.jit as jit
+print(json.dumps([sys.path[0], sys.argv, __file__, helper.WHERE, jit.WHERE]))
+"""
+
+
+@pytest.mark.parametrize("kind", ["folder", "zip"])
+def test_run_of_a_folder_or_zip_app_puts_its_absolute_path_first_as_python_does(
+    tmp_path: Path, kind: str
+) -> None:
+    import zipfile
+
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__main__.py").write_text(APP_MAIN.format(away=str(NEUTRAL)))
+    (app / "helper.py").write_text("WHERE = 'app'\n")
+    name = "app"
+    if kind == "zip":
+        name = "app.pyz"
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            for f in app.iterdir():
+                z.write(f, f.name)
+    plain = subprocess.run(
+        [sys.executable, name, "x"],
+        env={**clean_env(ENV), "PYTHONPATH": os.pathsep.join([str(SRC), LIBRARY])},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert plain.returncode == 0, plain.stderr
+    out = last_json(cli("run", "-b", "zeta", "--root", "unmodpkg", name, "x", cwd=tmp_path))
+    absolute = str(tmp_path / name)
+    assert out == [absolute, [name, "x"], os.path.join(absolute, "__main__.py"), "app", "zeta"]
+    assert out[:4] == last_json(plain)[:4]  # plain: the same, with trunk
+
+
+def _old_python(version: str) -> Optional[str]:
+    import glob
+
+    found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python")))
+    return found[-1] if found else None
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.7", "3.8"])
+def test_run_children_on_an_interpreter_the_library_does_not_support_start_quietly(
+    tmp_path: Path, version: str
+) -> None:
+    python = _old_python(version)
+    if python is None:
+        pytest.skip(f"no CPython {version} installed under ~/.pyenv")
+    from flagtree_spec._run import STARTUP_DIR
+
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    (custom / "sitecustomize.py").write_text("import os\nos.environ['CHAINED'] = 'yes'\n")
+    env = clean_env({**ENV, "FLAGTREE_BACKEND": "zeta", "FLAGTREE_SPEC_AUTO": "unmodpkg"})
+    # As run exports it: the start-up folder first, then the program's own entries.
+    env["PYTHONPATH"] = os.pathsep.join([STARTUP_DIR, str(custom), str(SRC), LIBRARY])
+    proc = subprocess.run(
+        [python, "-c", "import os, sys; print(os.environ.get('CHAINED'))"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stdout.strip(), proc.stderr) == (0, "yes", "")

@@ -227,3 +227,26 @@ fp()
 """,
     )
     assert out[0] == out[1] != out[2]
+
+
+def test_fingerprint_follows_the_overrides_that_run_under_disable_and_exclude(repo):
+    # fixpkg.runtime.jit has an override in alpha's mirror; fixpkg.nothing has none.
+    steps = """
+import os
+fp()
+os.environ["FLAGTREE_SPEC_DISABLE"] = "fixpkg.runtime.jit"
+refresh()
+fp()
+os.environ["FLAGTREE_SPEC_DISABLE"] = "fixpkg.nothing"
+refresh()
+fp()
+os.environ["FLAGTREE_SPEC_DISABLE"] = ""
+refresh()
+import fixpkg.runtime
+flagtree_spec.spec_path(fixpkg.runtime.__path__, exclude=["jit"])
+fp()
+"""
+    out = fingerprints(repo, steps)
+    assert out[0] != out[1]  # a disabled override never runs: the digest changes
+    assert out[2] == out[0]  # disabling a module no mirror overrides changes nothing
+    assert out[3] == out[1]  # spec_path(exclude=...) later in the process: the same
