@@ -12,7 +12,8 @@ import pytest
 from cli_support import git, run
 from conftest import FIXTURES, run_python
 
-from flagtree_spec._tools.migrate.minimize import Minimized, minimize, prove
+from flagtree_spec._tools.migrate.minimize import Minimized, minimize
+from flagtree_spec._tools.migrate.render import prove
 
 BASE = """\
 import os

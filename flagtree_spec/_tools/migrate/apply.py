@@ -18,7 +18,8 @@ from typing import Callable, Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .plan import Plan, _git
+from .base import git
+from .plan import Plan
 
 __all__ = ["IDIOM", "Snapshot", "apply", "insert_spec_path"]
 
@@ -92,12 +93,12 @@ class _Git:
         while not os.path.isdir(where):
             where = os.path.dirname(where)
         try:
-            self.top: Optional[str] = _git(where, "rev-parse", "--show-toplevel", what="git")
+            self.top: Optional[str] = git(where, "rev-parse", "--show-toplevel", what="git")
         except InputError:
             self.top = None
         self.tracked: set[str] = set()
         if self.top is not None:
-            listed = _git(
+            listed = git(
                 self.top,
                 "ls-files",
                 "-z",
@@ -112,10 +113,10 @@ class _Git:
         if self.top is None:
             return f"{folder} is not in a git work tree"
         rel = os.path.relpath(folder, self.top)
-        changed = _git(
+        changed = git(
             self.top, "diff", "--name-only", "--diff-filter=d", "HEAD", "--", rel, what="git diff"
         )
-        untracked = _git(
+        untracked = git(
             self.top, "ls-files", "--others", "--exclude-standard", "--", rel, what="git ls-files"
         )
         files = (changed + "\n" + untracked).split()
@@ -123,17 +124,17 @@ class _Git:
 
     def move(self, source: str, target: str) -> None:
         if _key(source) in self.tracked and self.top is not None:
-            _git(self.top, "mv", "-f", source, target, what="git mv")
+            git(self.top, "mv", "-f", source, target, what="git mv")
         else:
             os.replace(source, target)
 
     def add(self, path: str) -> None:
         if self.top is not None:
-            _git(self.top, "add", "--", path, what="git add")
+            git(self.top, "add", "--", path, what="git add")
 
     def remove(self, path: str) -> None:
         if _key(path) in self.tracked and self.top is not None:
-            _git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
+            git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
         os.unlink(path)
 
 
@@ -250,4 +251,4 @@ class Snapshot:
         if self.git.top is not None:
             paths = [plan.fork, *self.folders, *plan.spec_path]
             rels = [os.path.relpath(p, self.git.top) for p in paths]
-            _git(self.git.top, "reset", "-q", "--", *rels, what="git reset")
+            git(self.git.top, "reset", "-q", "--", *rels, what="git reset")

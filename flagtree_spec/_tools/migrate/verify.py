@@ -35,6 +35,7 @@ from typing import Any, NamedTuple, Optional
 
 from . import probe
 from .apply import apply
+from .overlay import copy_overlay, trunk_copy
 from .plan import BaseTree, Plan, make_plan
 
 __all__ = ["Verification", "copy_overlay", "modules_of", "rehearse", "report", "verify"]
@@ -70,53 +71,6 @@ def modules_of(plan: Plan) -> list[str]:
     return sorted(found, key=lambda m: (m.count("."), m))
 
 
-def copy_overlay(plan: Plan, where: str) -> str:
-    """Build the copy as the backend ran it under *where*; return the folder holding it.
-
-    Trunk's Python files are copied and its other files (compiled parts)
-    linked, then the copy's files are copied over them, so the overlay
-    survives ``--apply`` moving the copy and editing trunk's ``__init__`` files.
-    """
-    root = os.path.basename(plan.trunk)
-    top = os.path.join(where, "copy")
-    package = os.path.join(top, root)
-    _trunk_copy(plan.trunk, package)
-    for folder, dirs, files in os.walk(plan.fork):
-        # A linked folder of the copy points into trunk, which is there already.
-        dirs[:] = [
-            d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
-        ]
-        rel = os.path.relpath(folder, plan.fork)
-        if os.path.islink(os.path.join(package, rel)):  # trunk's linked folder, the copy's own
-            os.unlink(os.path.join(package, rel))
-        os.makedirs(os.path.join(package, rel), exist_ok=True)
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
-            if os.path.islink(source):
-                continue  # a link of the copy points into trunk, which is there already
-            if os.path.lexists(target):
-                os.unlink(target)
-            shutil.copy2(source, target)
-    return top
-
-
-def _trunk_copy(trunk: str, package: str) -> None:
-    """Trunk's Python files copied to *package*, its other files (compiled parts) linked."""
-    for folder, dirs, files in os.walk(trunk):
-        rel = os.path.relpath(folder, trunk)
-        os.makedirs(os.path.join(package, rel), exist_ok=True)
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in links:
-            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
-        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
-            if name.endswith(".py"):
-                shutil.copy2(source, target)
-            else:
-                os.symlink(source, target)
-
-
 def rehearse(
     plan: Plan,
     *,
@@ -136,7 +90,7 @@ def rehearse(
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-rehearse-") as where:
         overlay = copy_overlay(plan, where)
         trunk = os.path.join(where, "trunk", root)
-        _trunk_copy(plan.trunk, trunk)
+        trunk_copy(plan.trunk, trunk)
         spec_root = os.path.join(where, "backend", "spec")
         if os.path.isdir(os.path.dirname(plan.into)):
             shutil.copytree(os.path.dirname(plan.into), spec_root, symlinks=True)
