@@ -1,0 +1,217 @@
+"""The rules ``migrate --verify`` judges each module by, from the three probe reports.
+
+Every module of the copy is compared with its own counterpart only: the
+new tree's value of a name is the copy's, or trunk's *of the same module
+and name* where the backend did not change that name.  Whether the backend
+changed a name is read from the sources, independently of the plan (a plan
+that leaves a changed name to trunk is what the verification must catch):
+
+* with a base, the name is the backend's when the copy's last binding of it
+  differs from the base's (added, changed or deleted by the backend);
+* without one, when it differs from trunk's; a name the copy lacks is
+  trunk's addition.
+
+A value that is a function or class defined in another module is judged
+there (``origins``): ``from .c3 import helper`` holds trunk's ``helper`` when
+``c3.helper`` may be trunk's and is.  A class whose members differ only in
+functions attached from other modules is judged member by member the same
+way.  Besides the names: an override the plan puts into the mirror must be
+the file the module loads from, and the module's functions must read no
+global name that the copy binds and the new tree does not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, Optional
+
+from .files import decode, read
+from .plan import BaseTree, Plan
+from .statements import signatures
+
+__all__ = ["Facts", "Judged", "Sides", "facts", "judge"]
+
+Report = Mapping[str, Any]  # one module in one interpreter: "error", or "names", "origins", ...
+
+
+class Facts(NamedTuple):
+    """What the sources say of one module's names."""
+
+    copy: dict[str, str]  # name -> the syntax tree of the copy's last binding (dumped)
+    reference: Optional[dict[str, str]]  # the base's (with a base), else trunk's; None: no file
+    three_way: bool  # the reference is the base
+    override: Optional[str]  # the path of the mirror file the plan makes of it, if any
+
+
+def _module(root: str, rel: str) -> Optional[str]:
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join([root, *parts])
+
+
+def facts(plan: Plan, copy_folder: str, base: Optional[BaseTree]) -> dict[str, Facts]:
+    """Per module of the copy: its names' bindings in the copy and in the reference.
+
+    *copy_folder* is the copy as the backend ran it (:func:`.overlay.copy_overlay`);
+    the reference is *base*'s file where a base is given and the module's
+    counterpart is trunk's, else trunk's file.
+    """
+    root = os.path.basename(plan.trunk)
+    found: dict[str, Facts] = {}
+    for step in plan.steps:
+        if not step.path.endswith(".py") or step.action == "link":
+            continue
+        name = _module(root, step.path)
+        if name is None:
+            continue
+        mine = os.path.join(copy_folder, root, *step.path.split("/"))
+        if not os.path.isfile(mine):
+            continue
+        copy = signatures(decode(mine, read(mine)))
+        reference: Optional[dict[str, str]] = None
+        counterpart = step.trunk
+        via_trunk = counterpart is None or _under(counterpart, plan.trunk)
+        three_way = base is not None and via_trunk and counterpart is not None
+        if three_way:
+            assert base is not None
+            text = base.text(step.path)
+            reference = signatures(text) if text is not None else None
+        elif counterpart is not None and os.path.isfile(counterpart):
+            reference = signatures(decode(counterpart, read(counterpart)))
+        elif counterpart is None:
+            reference = {}  # added by the backend: every name of it is the backend's
+        override = step.path if step.action in ("move", "minimize", "add") else None
+        found[name] = Facts(copy, reference, three_way, override)
+    return found
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class Judged(NamedTuple):
+    """One module's verdict: its differences, and how many names were compared."""
+
+    differences: list[str]
+    compared: int
+
+
+class Sides(NamedTuple):
+    """The three reports of every module, and what the sources say of them."""
+
+    copy: Mapping[str, Report]
+    trunk: Mapping[str, Report]
+    new: Mapping[str, Report]
+    facts: Mapping[str, Facts]
+
+
+def _trunks(sides: Sides, module: str, name: str) -> bool:
+    """Whether the backend left *name* of *module* as it was (so trunk's may stand)."""
+    fact = sides.facts.get(module)
+    if fact is None:  # not a module of the copy: trunk's file, unchanged by the backend
+        return True
+    if name not in fact.copy and not fact.three_way:
+        return True  # trunk's addition (or a name the backend deleted: no base tells)
+    if fact.reference is None:  # added by both sides: only trunk's additions are trunk's
+        return name not in fact.copy
+    return fact.copy.get(name) == fact.reference.get(name)
+
+
+def _is_trunks(sides: Sides, module: str, name: str, value: Optional[str]) -> bool:
+    """Whether *value* is trunk's *name* of *module*, and the backend left that name alone."""
+    trunk = sides.trunk.get(module, {}).get("names", {})
+    return _trunks(sides, module, name) and value == trunk.get(name)
+
+
+def _by_origin(sides: Sides, origin: Optional[str], value: Optional[str]) -> bool:
+    """Whether *value*, defined as *origin* (``module:name``), is trunk's by its own module."""
+    if origin is None or value is None:
+        return False
+    module, _, name = origin.partition(":")
+    if "." in name or "<" in name:
+        return False
+    new = sides.new.get(module, {}).get("names", {})
+    return new.get(name) == value and _is_trunks(sides, module, name, value)
+
+
+def _class_by_members(sides: Sides, module: str, name: str) -> bool:
+    """Whether class *name* differs from the copy's only in members that are trunk's."""
+    copy, new = sides.copy[module], sides.new[module]
+    mine, got = copy.get("members", {}).get(name), new.get("members", {}).get(name)
+    if mine is None or got is None or set(mine) != set(got):
+        return False
+    if copy.get("bases", {}).get(name) != new.get("bases", {}).get(name):
+        return False
+    origins = new.get("member_origins", {}).get(name, {})
+    changed = [m for m in mine if mine[m] != got[m]]
+    return bool(changed) and all(_by_origin(sides, origins.get(m), got[m]) for m in changed)
+
+
+def judge(
+    module: str,
+    sides: Sides,
+    expected: Iterable[tuple[Optional[str], Optional[str]]] = (),
+    into: str = "",
+) -> Judged:
+    """The differences of *module* between the copy and the new tree (both imported)."""
+    copy, new = sides.copy[module], sides.new[module]
+    out: list[str] = []
+    fact = sides.facts.get(module)
+    if fact is not None and fact.override is not None and into:
+        loaded = new.get("file") or ""
+        if not _under(os.path.realpath(loaded), os.path.realpath(into)):
+            out.append(
+                f"the override {fact.override} never loads: the module comes from "
+                f"{loaded or 'nowhere'} (does its package call spec_path?)"
+            )
+    pairs = set(expected)
+    mine, got = copy["names"], new["names"]
+    origins = new.get("origins", {})
+    keys = sorted(set(mine) | set(got))
+    for key in keys:
+        value = got.get(key)
+        if value == mine.get(key):
+            continue
+        if _is_trunks(sides, module, key, value):
+            continue  # the backend left it alone: trunk's value of this very name
+        if key in origins and _by_origin(sides, origins[key], value):
+            continue  # trunk's definition, judged in its own module, reached by an import
+        if (mine.get(key), value) in pairs:
+            continue  # a value of the root __init__ kept in migrate-leftovers
+        if key in mine and value is not None and _class_by_members(sides, module, key):
+            continue
+        if value is None:
+            out.append(f"{key}: the copy has it, trunk and the spec tree lose it")
+        elif key not in mine:
+            out.append(f"{key}: a name the copy never had ({value[:60]})")
+        else:
+            out.append(f"{key}: not the copy's ({_what_differs(key, copy, new)})")
+    lost = sorted(set(new.get("unbound", ())) - set(copy.get("unbound", ())))
+    if lost:
+        shown = ", ".join(lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+        out.append(
+            f"its functions read {shown}, which the spec tree's module does not bind "
+            "(the copy's does)"
+        )
+    return Judged(out, len(keys))
+
+
+def _what_differs(key: str, copy: Report, new: Report) -> str:
+    """The members of class *key* that differ, or the two digests."""
+    mine = copy.get("members", {}).get(key)
+    got = new.get("members", {}).get(key)
+    if mine is None or got is None:
+        return f"{copy['names'][key][:50]} vs {new['names'][key][:50]}"
+    lost = sorted(set(mine) - set(got))
+    extra = sorted(set(got) - set(mine))
+    changed = sorted(m for m in set(mine) & set(got) if mine[m] != got[m])
+    parts = []
+    for label, names in (("lost", lost), ("not in the copy", extra), ("changed", changed)):
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            parts.append(f"members {label}: {shown}")
+    return "; ".join(parts) or "its bases differ"
