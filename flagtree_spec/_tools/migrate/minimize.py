@@ -45,11 +45,12 @@ and no inherited statement may have captured a name the override re-binds.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
+from ..check.signatures import bind_error, call_shape, callable_signature
 from .render import Unsafe, prove_files, render
-from .statements import File, line_of, lost_names
+from .statements import DEFS, File, line_of, lost_names
 
 __all__ = ["Minimized", "minimize"]
 
@@ -79,6 +80,75 @@ def _lost_note(copy: File, trunk: File) -> list[str]:
     ]
 
 
+def _locals(node: ast.AST) -> set[str]:
+    """The parameters and the names a function body binds (which shadow the module's)."""
+    found: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.arg):
+            found.add(n.arg)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+    return found
+
+
+def _shape(positional: int, keywords: Sequence[str]) -> str:
+    parts = [f"{positional} positional argument{'s' if positional != 1 else ''}"]
+    if keywords:
+        parts.append("keywords " + ", ".join(keywords))
+    return " and ".join(parts)
+
+
+def _calls_trunk_cannot_take(
+    copy: File, trunk: File, chosen: set[int], trunk_side: set[str]
+) -> Iterator[tuple[str, str]]:
+    """``(name, note)`` per call in a kept definition to a definition left to trunk
+    whose trunk version cannot take the call while the copy's can.
+
+    The copy's ``JITFunction`` (kept) calls ``KernelParam`` with 4 arguments;
+    trunk changed ``KernelParam`` to take 3: running trunk's would raise
+    ``TypeError`` where the copy's code works.  Calls with ``*``/``**``
+    unpacking, and definitions whose parameters are unknown (a decorated
+    class), are not judged.
+    """
+    seen: set[str] = set()
+    for s in copy.stmts:
+        if id(s) not in chosen or not isinstance(s.node, DEFS):
+            continue
+        shadowed = _locals(s.node)
+        for node in ast.walk(s.node):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            name = node.func.id
+            if name not in trunk_side or name in seen or name in shadowed:
+                continue
+            theirs, mine = trunk.binders.get(name), copy.binders.get(name)
+            if not theirs or not mine:
+                continue
+            t_node, c_node = theirs[-1].node, mine[-1].node
+            if not isinstance(t_node, DEFS) or not isinstance(c_node, DEFS):
+                continue
+            t_sig, c_sig, shape = (
+                callable_signature(t_node),
+                callable_signature(c_node),
+                call_shape(node),
+            )
+            if t_sig is None or c_sig is None or shape is None:
+                continue
+            error = bind_error(t_sig, *shape)
+            if error is None or bind_error(c_sig, *shape) is not None:
+                continue
+            seen.add(name)
+            yield (
+                name,
+                (
+                    f"{s.names[0]}: calls {name} with {_shape(*shape)} (line {node.lineno}), which "
+                    f"trunk's {name}{t_sig.describe()} cannot take ({error}); the copy's "
+                    f"{name}{c_sig.describe()} can: the override keeps the copy's {name}; merge "
+                    "by hand"
+                ),
+            )
+
+
 def minimize(
     copy_text: str,
     trunk_text: str,
@@ -86,6 +156,7 @@ def minimize(
     *,
     has_base: bool,
     imported: Iterable[str] = (),
+    package: str = "",
 ) -> Minimized:
     """Minimize *copy_text* against *trunk_text* (both decoded sources).
 
@@ -94,7 +165,9 @@ def minimize(
     which case the backend and trunk each added it and every differing
     definition counts as changed by both).  *imported* names what other
     modules of the copy import from this one: trunk's deletion of such a
-    name does not win (the copy's code that imports it may stay).
+    name does not win (the copy's code that imports it may stay).  *package*
+    is the root package's name: a star import of one of its modules, relative
+    or absolute, may rebind the names imported before it.
     """
     try:
         copy = File(ast.parse(copy_text))
@@ -176,6 +249,15 @@ def minimize(
             chosen.update(id(s) for s in copy.binders[name])
             notes.append(f"{name}: trunk deleted it, but the backend's code uses it: kept")
             changed = True
+        # A kept definition calling one left to trunk that can no longer take the
+        # call keeps the copy's version of that one too.
+        for name, note in _calls_trunk_cannot_take(copy, trunk, chosen, trunk_side):
+            trunk_side.discard(name)
+            kept.add(name)
+            rebound.add(name)
+            chosen.update(id(s) for s in copy.binders[name])
+            notes.append(note)
+            changed = True
         for s in copy.stmts:
             reach = (s.now | s.reaches) & rebound
             if id(s) in chosen or s.kind in ("doc", "future") or not reach:
@@ -237,7 +319,7 @@ def minimize(
             reason = "every definition equals the base's or trunk's: the backend changed nothing"
         return Minimized(None, reason, tuple(notes), (), same=True)
     try:
-        text = render(copy_text, lines, copy, trunk, chosen, rebound, trunk_side, deleted)
+        text = render(copy_text, lines, copy, trunk, chosen, rebound, trunk_side, deleted, package)
     except Unsafe as exc:
         return whole(f"kept whole: {exc}")
     failure = prove_files(copy, trunk, text, trunk_side, deleted)

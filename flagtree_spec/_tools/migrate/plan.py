@@ -41,6 +41,7 @@ from .statements import lost_names, module_names
 from .steps import ACTIONS, Given, Plan, Step
 from .whole import (
     imported_names,
+    trunk_imports,
     whole_for_foreign_writes,
     whole_for_lost_names,
     whole_for_missing_modules,
@@ -232,7 +233,9 @@ def make_plan(
         if tree is not None and minimize_files:
             base_text = base.text(rel) if base is not None and via == "trunk" else None
             inputs[rel] = (text, other, base_text, via, data, n, counterpart)
-            steps.append(_minimized(rel, inputs[rel], base is not None, ()))
+            steps.append(
+                _minimized(rel, inputs[rel], base is not None, (), os.path.basename(trunk))
+            )
         else:
             lost = lost_names(module_names(text), module_names(other)) if tree else []
             notes = (
@@ -250,22 +253,32 @@ def make_plan(
             f"--fork {fork} shares no file with the trunk {trunk}: it is not a copy of it"
         )
     # Trunk's deletion of a name does not win where another module the plan keeps
-    # as the copy's imports it: minimize again with what the kept modules import.
+    # as the copy's imports it: minimize again with what the kept modules import,
+    # and again after a module is kept whole (its whole text then counts), until
+    # nothing changes.  Code equal to the base's is trunk's, not the backend's:
+    # the root __init__ kept in migrate-leftovers imports nothing then.
+    root = os.path.basename(trunk)
+    skip = _base_identical(fork, steps, base) if base is not None else set()
     asked: dict[str, set[str]] = {}
-    for _ in range(4):
-        imported = imported_names(fork, steps)
-        again = [r for r in inputs if imported.get(r, set()) != asked.get(r, set())]
-        if not again:
-            break
+    forced: set[str] = set()  # kept whole by a pass below: never minimized again
+    imports = trunk_imports(trunk)
+    for _ in range(len(inputs) + 4):
+        imported = imported_names(fork, steps, skip)
+        again = {
+            r for r in inputs if r not in forced and imported.get(r, set()) != asked.get(r, set())
+        }
         for k, step in enumerate(steps):
             if step.path in again:
                 asked[step.path] = imported.get(step.path, set())
                 names = sorted(asked[step.path])
-                steps[k] = _minimized(step.path, inputs[step.path], base is not None, names)
-    whole_for_missing_modules(steps, inputs, trunk, fork)
-    for _ in range(len(inputs)):
-        changed = whole_for_foreign_writes(steps, inputs, trunk)
-        if not whole_for_lost_names(steps, inputs, os.path.basename(fork)) and not changed:
+                steps[k] = _minimized(step.path, inputs[step.path], base is not None, names, root)
+        before = [s.action for s in steps]
+        whole_for_missing_modules(steps, inputs, trunk, fork, imports)
+        whole_for_foreign_writes(steps, inputs, trunk)
+        whole_for_lost_names(steps, inputs, root)
+        moved = {s.path for s, a in zip(steps, before) if s.action != a}
+        forced |= moved
+        if not again and not moved:
             break
     warnings.extend(
         f"{s.path}: a package __init__ override replaces trunk's, whose imports and "
@@ -307,11 +320,17 @@ def _minimized(
     given: Given,
     has_base: bool,
     imported: Sequence[str],
+    package: str,
 ) -> Step:
     """The step for a differing module with ``--minimize``: minimize, drop or move."""
     text, other, base_text, via, data, n, counterpart = given
     result = minimize(
-        text, other, base_text, has_base=has_base and via == "trunk", imported=imported
+        text,
+        other,
+        base_text,
+        has_base=has_base and via == "trunk",
+        imported=imported,
+        package=package,
     )
     if has_base and via != "trunk":
         result = result._replace(
@@ -329,6 +348,21 @@ def _minimized(
         after = count_lines(encoded)
         return Step(rel, counterpart, "minimize", result.reason, n, after, encoded, result.notes)
     return Step(rel, counterpart, "move", result.reason, n, n, None, result.notes)
+
+
+def _base_identical(fork: str, steps: Sequence[Step], base: BaseTree) -> set[str]:
+    """The kept files (the root ``__init__``) whose copy equals the base's syntax tree."""
+    found: set[str] = set()
+    for step in steps:
+        if step.action != "keep" or not step.path.endswith(".py"):
+            continue
+        theirs = base.text(step.path)
+        path = os.path.join(fork, *step.path.split("/"))
+        mine = parse(decode(path, read(path)))
+        tree = parse(theirs) if theirs is not None else None
+        if mine is not None and tree is not None and same_tree(mine, tree):
+            found.add(step.path)
+    return found
 
 
 def _conflicts(plan: Plan) -> None:

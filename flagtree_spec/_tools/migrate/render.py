@@ -33,7 +33,14 @@ def render(
     rebound: set[str],
     trunk_side: set[str],
     deleted: Sequence[str],
+    package: str = "",
 ) -> str:
+    """The override's text: the copy's head, ``inherit(globals())``, the chosen statements.
+
+    *package* is the root package's name (its absolute star imports rebind
+    like relative ones).  Raises :class:`Unsafe` where the copy's order
+    cannot be kept.
+    """
     head: list[str] = []
     raw = text.encode("utf-8", "surrogateescape").splitlines()
     for i, line in enumerate(raw[:2]):
@@ -69,7 +76,7 @@ def render(
         if id(s) in chosen and s.kind != "import" and id(s) not in again:
             body.append((False, chunk(lines, s)))
             emitted.add(id(s))
-        elif is_star(s) and body:
+        elif is_star(s, package) and body:
             # Emitted imports and definitions come before it: it must rebind as in the copy.
             body.append((True, "\n".join(lines[s.first - 1 : s.last])))
             emitted.add(id(s))
@@ -92,7 +99,7 @@ def render(
                 body.append((True, ast.unparse(node)))
             if wanted:
                 emitted.add(id(s))
-    stars = [i for i, s in enumerate(copy.stmts) if is_star(s) and id(s) in emitted]
+    stars = [i for i, s in enumerate(copy.stmts) if is_star(s, package) and id(s) in emitted]
     if stars:
         left = [
             s
@@ -118,18 +125,19 @@ _BUILTINS = frozenset(dir(builtins))
 _HELPER = ast.dump(ast.parse("from flagtree_spec import inherit").body[0])
 
 
-def is_star(s: Stmt) -> bool:
-    """A relative star import (``from .x import *``): it may rebind any name before it.
+def is_star(s: Stmt, package: str = "") -> bool:
+    """A star import of the package's own (``from .x import *``, ``from R.x import *``).
 
-    Its module is one of the package's own, which the backend may have changed
-    (Triton's ``from .extra.libdevice import *``).  A star import of another
-    package is taken to rebind none of the names imported explicitly before it.
+    It may rebind any name before it: its module is one of the package's own,
+    which the backend may have changed (Triton's ``from .extra.libdevice
+    import *``).  A star import of another package is taken to rebind none
+    of the names imported explicitly before it.
     """
-    return (
-        isinstance(s.node, ast.ImportFrom)
-        and s.node.level > 0
-        and any(a.name == "*" for a in s.node.names)
-    )
+    if not isinstance(s.node, ast.ImportFrom) or not any(a.name == "*" for a in s.node.names):
+        return False
+    if s.node.level > 0:
+        return True
+    return bool(package) and (s.node.module or "").split(".")[0] == package
 
 
 def chunk(lines: Sequence[str], s: Stmt) -> str:

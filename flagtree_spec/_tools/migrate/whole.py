@@ -20,34 +20,37 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
-from .files import decode, parse, read
+from .files import decode, parse, read, walk
 from .statements import lost_names, module_names, writers
 from .steps import Given, Step
 
 __all__ = [
     "imported_names",
     "imports_of",
+    "trunk_imports",
     "whole_for_foreign_writes",
     "whole_for_lost_names",
     "whole_for_missing_modules",
 ]
 
 
-def imported_names(fork: str, steps: Sequence[Step]) -> dict[str, set[str]]:
+def imported_names(
+    fork: str, steps: Sequence[Step], skip: Collection[str] = ()
+) -> dict[str, set[str]]:
     """Per module of the copy (a relative path): the names the kept code imports from it.
 
     The kept code: files the plan moves, adds or keeps whole, and the
-    minimized overrides.  ``from .core import add`` in ``language/math.py``
-    and ``from R.language.core import add`` anywhere both count for
-    ``language/core.py``.
+    minimized overrides, less the paths in *skip* (code equal to the base's).
+    ``from .core import add`` in ``language/math.py`` and ``from
+    R.language.core import add`` anywhere both count for ``language/core.py``.
     """
     root = os.path.basename(fork)
     found: dict[str, set[str]] = {}
     for step in steps:
         rel = step.path
-        if not rel.endswith(".py") or step.action in ("drop", "link"):
+        if not rel.endswith(".py") or step.action in ("drop", "link") or rel in skip:
             continue
         if step.text is not None:
             source = step.text.decode("utf-8", "surrogateescape")
@@ -90,8 +93,85 @@ def imports_of(rel: str, source: str, root: str) -> Iterator[tuple[str, list[str
             yield target.lstrip("/"), names
 
 
+def trunk_imports(trunk: str) -> dict[str, set[tuple[str, ...]]]:
+    """Per trunk file (a relative path): the modules of the package it imports anywhere.
+
+    Each module is given by its parts below the root package
+    (``("_C", "libtriton")`` for ``from triton._C.libtriton import ir``).
+    """
+    root = os.path.basename(trunk)
+    found: dict[str, set[tuple[str, ...]]] = {}
+    for rel, entry in walk(trunk):
+        if not rel.endswith(".py") or entry.is_symlink():
+            continue
+        tree = parse(decode(entry.path, read(entry.path)))
+        if tree is None:
+            continue
+        package = rel.split("/")[:-1]
+        mine = found.setdefault(rel, set())
+        for node in ast.walk(tree):
+            mine.update(_modules_of(node, package, root))
+    return found
+
+
+def _modules_of(node: ast.AST, package: list[str], root: str) -> Iterator[tuple[str, ...]]:
+    """The modules of the package an import statement imports, as parts below the root."""
+    if isinstance(node, ast.ImportFrom) and node.level:
+        if node.level - 1 <= len(package):
+            parts = package[: len(package) - (node.level - 1)]
+            yield (*parts, *(m for m in (node.module or "").split(".") if m))
+    elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == root:
+        yield tuple((node.module or "").split(".")[1:])
+    elif isinstance(node, ast.Import):
+        for a in node.names:
+            if a.name.split(".")[0] == root:
+                yield tuple(a.name.split(".")[1:])
+
+
+def _missing(
+    parts: Sequence[str], tops: Sequence[str], rel: str, imports: dict[str, set[tuple[str, ...]]]
+) -> bool:
+    """Whether module *parts* of the package exists nowhere, judged without importing it.
+
+    It exists when a file or folder holds it in trunk or the copy.  A module
+    below the first part that is missing is judged from where that part
+    would be: below a module file (an extension registers submodules such as
+    ``triton._C.libtriton.gluon_ir`` when it loads), in a folder holding no
+    Python file (``_C``, where the build puts compiled parts), or imported by
+    another trunk module (trunk cannot run without it), it is taken to exist,
+    so the plan is the same with and without a built extension.
+    """
+    if any(_module_exists(top, parts) for top in tops):
+        return False
+    first = next(
+        i for i in range(1, len(parts) + 1) if not any(_module_exists(t, parts[:i]) for t in tops)
+    )
+    above = parts[: first - 1]
+    for top in tops:
+        if above and not os.path.isdir(os.path.join(top, *above)) and _module_exists(top, above):
+            return False  # a submodule of a module file: only an extension has those
+        folder = os.path.join(top, *above)
+        if above and os.path.isdir(folder) and not _holds_python(folder):
+            return False
+    wanted = tuple(parts[:first])
+    return not any(
+        m[: len(wanted)] == wanted
+        for other, found in imports.items()
+        if other != rel
+        for m in found
+    )
+
+
+def _holds_python(folder: str) -> bool:
+    return any(any(f.endswith(".py") for f in files) for _, _, files in os.walk(folder))
+
+
 def whole_for_missing_modules(
-    steps: list[Step], inputs: dict[str, Given], trunk: str, fork: str
+    steps: list[Step],
+    inputs: dict[str, Given],
+    trunk: str,
+    fork: str,
+    imports: dict[str, set[tuple[str, ...]]],
 ) -> None:
     """Keep whole what would run a trunk import of a module of the package that does not exist.
 
@@ -99,6 +179,7 @@ def whole_for_missing_modules(
     imports, at module level, a module of the package that neither trunk nor
     the copy has (trunk's ``tools/disasm.py`` importing ``triton.common``),
     running it fails; the copy's version, which does not, is kept whole.
+    *imports* is what :func:`trunk_imports` gives for the trunk.
     """
     root = os.path.basename(trunk)
     for k, step in enumerate(steps):
@@ -123,7 +204,7 @@ def whole_for_missing_modules(
                 parts = found[0].split(".")[1:]
             else:
                 continue
-            if not parts or any(_module_exists(top, parts) for top in (trunk, fork)):
+            if not parts or not _missing(parts, (trunk, fork), step.path, imports):
                 continue
             n, counterpart = inputs[step.path][5], inputs[step.path][6]
             reason = (
