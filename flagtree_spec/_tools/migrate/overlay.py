@@ -33,8 +33,13 @@ def copy_overlay(plan: Plan, where: str) -> str:
             d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
         ]
         rel = os.path.relpath(folder, plan.fork)
-        if os.path.islink(os.path.join(package, rel)):  # trunk's linked folder, the copy's own
-            os.unlink(os.path.join(package, rel))
+        here = os.path.join(package, rel)
+        if os.path.islink(here):
+            # Trunk's linked folder (_C -> build/_C) where the copy has a real one (its
+            # .pyi stubs): trunk's files, then the copy's over them, as for any folder.
+            linked = os.path.realpath(here)
+            os.unlink(here)
+            trunk_copy(linked, here)
         os.makedirs(os.path.join(package, rel), exist_ok=True)
         for name in files:
             source, target = os.path.join(folder, name), os.path.join(package, rel, name)

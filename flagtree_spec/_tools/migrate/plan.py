@@ -34,7 +34,7 @@ from typing import Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .base import BaseTree, not_older
+from .base import BaseTree, not_newer, not_older
 from .files import COMPILED, count_lines, decode, parse, read, same_tree, under, walk
 from .minimize import minimize
 from .statements import lost_names, module_names
@@ -93,7 +93,7 @@ def check_folders(
                 f"--base {base} shares no module with the trunk {trunk} but its __init__.py, "
                 "so it is not an older trunk of it; give the trunk the copy was made from"
             )
-        why = not_older(base, trunk, fork)
+        why = not_older(base, trunk, fork) or not_newer(base, trunk)
         if why:
             raise InputError(
                 f"--base {base} is not an older trunk of {name!r}: {why}; give the trunk the "
