@@ -11,11 +11,13 @@ that leaves a changed name to trunk is what the verification must catch):
 * without one, when it differs from trunk's; a name the copy lacks is
   trunk's addition.
 
-A value that is a function or class defined in another module is judged
-there (``origins``): ``from .c3 import helper`` holds trunk's ``helper`` when
-``c3.helper`` may be trunk's and is.  A class whose members differ only in
-functions attached from other modules is judged member by member the same
-way.  Besides the names: an override the plan puts into the mirror must be
+A value that is a function or class defined in another module, where the
+copy's value of the name is defined there too, is judged there
+(``origins``): ``from .c3 import helper`` holds trunk's ``helper`` when
+``c3.helper`` may be trunk's and is; a value from another module than the
+copy's (a lost star import's rebinding) never is.  A class whose members
+differ only in functions attached from other modules is judged member by
+member the same way.  Besides the names: an override the plan puts into the mirror must be
 the file the module loads from, and the module's functions must read no
 global name that the copy binds and the new tree does not.
 """
@@ -147,8 +149,12 @@ def _class_by_members(sides: Sides, module: str, name: str) -> bool:
     if copy.get("bases", {}).get(name) != new.get("bases", {}).get(name):
         return False
     origins = new.get("member_origins", {}).get(name, {})
+    theirs = copy.get("member_origins", {}).get(name, {})
     changed = [m for m in mine if mine[m] != got[m]]
-    return bool(changed) and all(_by_origin(sides, origins.get(m), got[m]) for m in changed)
+    return bool(changed) and all(
+        origins.get(m) == theirs.get(m) and _by_origin(sides, origins.get(m), got[m])
+        for m in changed
+    )
 
 
 def judge(
@@ -178,8 +184,12 @@ def judge(
             continue
         if _is_trunks(sides, module, key, value):
             continue  # the backend left it alone: trunk's value of this very name
-        if key in origins and _by_origin(sides, origins[key], value):
-            continue  # trunk's definition, judged in its own module, reached by an import
+        if (
+            key in origins
+            and origins[key] == copy.get("origins", {}).get(key)
+            and _by_origin(sides, origins[key], value)
+        ):
+            continue  # the copy's import of the same definition, trunk's in its own module
         if (mine.get(key), value) in pairs:
             continue  # a value of the root __init__ kept in migrate-leftovers
         if key in mine and value is not None and _class_by_members(sides, module, key):

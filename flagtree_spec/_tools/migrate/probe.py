@@ -50,9 +50,19 @@ _SKIP = frozenset(
         "__spec__",
     )
 )
-# __firstlineno__ (3.13) is where the class starts: layout, not code.
+# __firstlineno__ (3.13) is where the class starts: layout, not code.  torch numbers
+# each autograd Function's backward class in the order the classes are created
+# (_autograd_function_id): a count of the process, not code.
 _CLASS_SKIP = frozenset(
-    ("__dict__", "__doc__", "__firstlineno__", "__module__", "__qualname__", "__weakref__")
+    (
+        "__dict__",
+        "__doc__",
+        "__firstlineno__",
+        "__module__",
+        "__qualname__",
+        "__weakref__",
+        "_autograd_function_id",
+    )
 )
 
 
