@@ -368,3 +368,24 @@ def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> No
         assert found.status == "differs", fault
         wrong = {m["module"]: m["differences"] for m in found.modules if m["differences"]}
         assert any(d.startswith(says) for d in wrong.get(module, ())), (fault, wrong)
+
+
+def test_an_added_init_over_a_namespace_package_is_refused_saying_where_its_code_goes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    top = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "migrate_cases" / "added_init_over_namespace_package", top)
+    init = top / COPY / "_C" / "__init__.py"
+    assert init.read_text().strip() == ""  # as FlagTree's cambricon copy has it
+    argv = ("migrate", "--repo", str(top), "-b", "acme")
+    code, out, err = run(capsys, *argv)
+    assert code == 2, out + err
+    assert "it holds no code, so nothing is lost: delete it from the copy, then run again" in err
+    init.write_text('"""Compiled parts."""\n\nACME_LIB = "libacme.so"\n')
+    code, out, err = run(capsys, *argv)
+    assert code == 2, out + err
+    assert (
+        f"its code (line 3) goes into a module beside it in the mirror ({top / MIRROR}/_C/"
+        "<name>.py, a portion of the namespace package, imported by its full name) or into the "
+        "backend's hook module"
+    ) in err

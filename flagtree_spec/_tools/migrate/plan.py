@@ -227,7 +227,7 @@ def make_plan(
             )
             continue
         if counterpart is None:
-            _refuse_namespace_init(rel, trunk)
+            _refuse_namespace_init(rel, trunk, text, into)
             steps.append(Step(rel, None, "add", "no counterpart: added by the backend", n, n))
             continue
         if tree is not None and minimize_files:
@@ -298,21 +298,44 @@ def make_plan(
     return plan
 
 
-def _refuse_namespace_init(rel: str, trunk: str) -> None:
-    """An added ``__init__.py`` over a namespace package of trunk: refused (exit 2)."""
+def _refuse_namespace_init(rel: str, trunk: str, text: str, into: str) -> None:
+    """An added ``__init__.py`` over a namespace package of trunk: refused (exit 2).
+
+    The message says where its code goes instead: nowhere when it holds no
+    statement, else a module beside it in the mirror (a portion of the
+    namespace package) or the backend's hook module.
+    """
     if not rel.endswith("__init__.py") or rel == "__init__.py":
         return
     folder = os.path.join(trunk, *rel.split("/")[:-1])
-    if os.path.isdir(folder):
-        held = sorted(e for e in os.listdir(folder) if e != "__pycache__")
-        shown = ", ".join(held[:3]) + (" ..." if len(held) > 3 else "")
-        raise InputError(
-            f"{rel}: the copy adds an __init__.py to {rel[: -len('/__init__.py')]}, which is a "
-            f"namespace package in trunk ({folder} has no __init__.py); in a mirror tree it "
-            f"would make the package a regular one and hide what trunk's folder holds "
-            f"({shown or 'nothing yet'}): delete it from the copy (or add it to trunk), then "
-            "run again"
+    if not os.path.isdir(folder):
+        return
+    held = sorted(e for e in os.listdir(folder) if e != "__pycache__")
+    shown = ", ".join(held[:3]) + (" ..." if len(held) > 3 else "")
+    package = rel[: -len("/__init__.py")]
+    tree = parse(text)
+    statements = [
+        s
+        for s in (tree.body if tree is not None else [])
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    if not statements:
+        where = "it holds no code, so nothing is lost: delete it from the copy, then run again"
+    else:
+        lines = sorted({s.lineno for s in statements})
+        beside = os.path.join(into, *package.split("/"), "<name>.py")
+        where = (
+            f"its code (line {', '.join(map(str, lines[:3]))}"
+            f"{' ...' if len(lines) > 3 else ''}) goes into a module beside it in the mirror "
+            f"({beside}, a portion of the namespace package, imported by its full name) or "
+            "into the backend's hook module (<spec root>/__init__.py, called through spec()); "
+            "move it there, delete the __init__.py from the copy, then run again"
         )
+    raise InputError(
+        f"{rel}: the copy adds an __init__.py to {package}, which is a namespace package in "
+        f"trunk ({folder} has no __init__.py); in a mirror tree it would make the package a "
+        f"regular one and hide what trunk's folder holds ({shown or 'nothing yet'}): {where}"
+    )
 
 
 def _minimized(
