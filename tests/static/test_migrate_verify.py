@@ -9,31 +9,19 @@ migration when it fails unless ``--keep-on-failure``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import git, make, run
+from cli_support import tree_files as files
 from conftest import FIXTURES
 
 REPO = FIXTURES / "migrate_repo"
 BASE = FIXTURES / "migrate_base" / "minitri"
 COPY = "third_party/acme/python/minitri"
 MIRROR = "third_party/acme/backend/spec/minitri"
-
-
-def files(top: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for folder, _, names in os.walk(top):
-        if ".git" in Path(folder).parts:
-            continue
-        for name in names:
-            path = Path(folder) / name
-            rel = str(path.relative_to(top))
-            found[rel] = os.readlink(path) if path.is_symlink() else path.read_bytes()
-    return found
 
 
 @pytest.fixture

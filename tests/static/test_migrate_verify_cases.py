@@ -16,14 +16,14 @@ be rejected, in the module that holds it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import git, run
-from conftest import FIXTURES, scenario
+from cli_support import as_migrated, git, run, tree_files
+from cli_support import as_the_copy as copy_run
+from conftest import FIXTURES
 
 from flagtree_spec._tools.migrate import apply as migrate_apply
 from flagtree_spec._tools.migrate.apply import apply
@@ -57,12 +57,8 @@ def migrate(
     return data
 
 
-def as_migrated(top: Path, code: str) -> Any:
-    return scenario(code, env={"FLAGTREE_BACKEND": "acme"}, path=[top / "python"])
-
-
 def as_the_copy(case: str, code: str) -> Any:
-    return scenario(code, env={"FLAGTREE_BACKEND": "none"}, path=[CASES / case / COPY / ".."])
+    return copy_run(CASES / case, code)
 
 
 def differences(data: dict[str, Any]) -> dict[str, list[str]]:
@@ -71,19 +67,6 @@ def differences(data: dict[str, Any]) -> dict[str, list[str]]:
         for m in data["verification"]["modules"]
         if m["differences"] and not m["expected"]
     }
-
-
-def snapshot(top: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for folder, _, names in os.walk(top):
-        if ".git" in Path(folder).parts:
-            continue
-        for name in names:
-            path = Path(folder) / name
-            found[str(path.relative_to(top))] = (
-                os.readlink(path) if path.is_symlink() else path.read_bytes()
-            )
-    return found
 
 
 def test_a_changed_literal_is_never_accepted_for_an_unrelated_module_of_trunk(
@@ -169,13 +152,13 @@ def test_an_apply_that_cannot_finish_changes_nothing_and_says_how_to_finish(
     git(top, "sparse-checkout", "add", "/third_party/acme/backend/")
     (top / COPY / "__init__.py").write_text('"""minitri."""\n\nfrom . import conf, other\nX = 1\n')
     git(top, "commit", "-qam", "the root __init__ differs")
-    before = snapshot(top)
+    before = tree_files(top)
     for _ in range(2):  # and again: the same answer, nothing changed
         code, out, err = run(capsys, "migrate", "--repo", str(top), "-b", "acme", "--apply")
         assert code == 2, out + err
         assert "lies outside the sparse checkout" in err
         assert "git sparse-checkout add third_party/acme/migrate-leftovers" in err
-        assert snapshot(top) == before and git(top, "status", "--porcelain") == ""
+        assert tree_files(top) == before and git(top, "status", "--porcelain") == ""
     # A step that fails half-way (here: the disk is full) rolls back what was done.
     git(top, "sparse-checkout", "disable")
 
@@ -190,7 +173,7 @@ def test_an_apply_that_cannot_finish_changes_nothing_and_says_how_to_finish(
         migrate_apply.after_step = None
     assert code == 2, out + err
     assert "failed half-way (No space left on device) and was rolled back" in err
-    assert snapshot(top) == before and git(top, "status", "--porcelain") == ""
+    assert tree_files(top) == before and git(top, "status", "--porcelain") == ""
 
 
 def test_a_base_newer_than_trunk_or_off_its_history_is_refused(
