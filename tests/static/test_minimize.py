@@ -306,3 +306,22 @@ def test_minimize_with_base_rev_reads_the_base_from_git(
     assert proc.stdout.split() == ["acme", "i1", "True", "trunk-fix"]
     # The full copy stays in history.
     assert "acme" in git(top, "show", f"HEAD:{COPY}/runtime/jit.py")
+
+
+def test_a_value_made_by_a_call_that_touches_nothing_else_is_minimized() -> None:
+    # Triton's T = TypeVar("T"): running trunk's statement and then the copy's
+    # leaves the copy's value, and nothing else happens.
+    trunk = 'from typing import TypeVar\n\nT = TypeVar("T")\n\n\ndef f():\n    return 1\n'
+    copy = trunk.replace('TypeVar("T")', 'TypeVar("T", bound=int)')
+    result = minimize(copy, trunk, trunk, has_base=True)
+    assert result.kept == ("T",)
+    assert result.text is not None and 'T = TypeVar("T", bound=int)' in result.text
+    namespace: dict[str, object] = {}
+    exec(trunk, namespace)
+    exec(
+        result.text.replace("from flagtree_spec import inherit\n", "").replace(
+            "inherit(globals())\ndel inherit\n", ""
+        ),
+        namespace,
+    )
+    assert getattr(namespace["T"], "__bound__", None) is int

@@ -17,6 +17,7 @@ from typing import Optional
 
 __all__ = [
     "DEFS",
+    "PURE",
     "FUNCS",
     "File",
     "Stmt",
@@ -29,6 +30,32 @@ __all__ = [
 ]
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Calls that make a value and touch nothing else: running one again after
+# inherit() (trunk's statement, then the copy's) leaves only the copy's value
+# (Triton's T = TypeVar("T") in every language module).
+PURE = frozenset(
+    (
+        "TypeVar",
+        "typing.TypeVar",
+        "ParamSpec",
+        "typing.ParamSpec",
+        "NewType",
+        "typing.NewType",
+        "namedtuple",
+        "collections.namedtuple",
+        "re.compile",
+        "frozenset",
+        "set",
+        "dict",
+        "list",
+        "tuple",
+        "int",
+        "float",
+        "str",
+        "bool",
+        "object",
+    )
+)
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -78,7 +105,8 @@ class Stmt:
         self.now = _import_time(node, future_annotations)
         if self.kind == "def" and not isinstance(node, DEFS):
             value = getattr(node, "value", None)
-            if value is not None and any(isinstance(n, ast.Call) for n in ast.walk(value)):
+            calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)] if value else []
+            if any(ast.unparse(c.func) not in PURE for c in calls):
                 self.effect = "its value is computed by a call"
         for decorator in decorators(node):
             if "register" in ast.unparse(decorator).lower():
