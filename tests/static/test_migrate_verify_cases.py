@@ -123,7 +123,13 @@ def test_nothing_imported_on_both_sides_is_static_only_and_what_was_compared_is_
     data = migrate(capsys, top, "--minimize", "--add-spec-path")
     verification = data["verification"]
     assert verification["status"] == "equivalent"
-    assert verification["compared"] == {"modules": 5, "compared": 4, "failing": 1, "names": 7}
+    assert verification["compared"] == {
+        "modules": 5,
+        "compared": 4,
+        "failing": 1,
+        "fixed_by_trunk": 0,
+        "names": 7,
+    }
     assert verification["reason"].startswith(
         "4 of 5 modules imported on both sides and match the copy (7 names compared); 1 fail "
         "the same way as the copy and are not compared (minitri.tools.profile: "
@@ -338,7 +344,13 @@ def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> No
     env = {"FLAGTREE_BACKEND": "acme"}
     correct = verify(plan, overlay, env, base=base)
     assert correct.status == "equivalent", correct
-    assert correct.counts == {"modules": 10, "compared": 10, "failing": 0, "names": 22}
+    assert correct.counts == {
+        "modules": 10,
+        "compared": 10,
+        "failing": 0,
+        "fixed_by_trunk": 0,
+        "names": 22,
+    }
     for fault, (rel, old, new, module, says) in FAULTS.items():
         path = top / rel
         text = path.read_text()
@@ -372,3 +384,29 @@ def test_an_added_init_over_a_namespace_package_is_refused_saying_where_its_code
         "<name>.py, a portion of the namespace package, imported by its full name) or into the "
         "backend's hook module"
     ) in err
+
+
+@pytest.mark.parametrize("base", [False, True], ids=["no-base", "base"])
+def test_a_copied_module_that_can_never_import_leaves_trunks_importers_working(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], base: bool
+) -> None:
+    # The copy's tools/disasm.py imports minitri.common, which exists nowhere; the
+    # copy's compiler does not import it, trunk's does when it loads.
+    case = "copy_module_that_cannot_import"
+    top = checkout(tmp_path, case)
+    extra = ("--base", str(top / "base" / "minitri")) if base else ()
+    data = migrate(capsys, top, "--minimize", *extra, "--add-spec-path")
+    verification = data["verification"]
+    assert verification["status"] == "equivalent", verification
+    (entry,) = [e for e in data["entries"] if e["path"] == "tools/disasm.py"]
+    if base:  # the copy holds the base's version: trunk's fix is what runs
+        assert entry["action"] == "drop"
+        assert verification["compared"]["fixed_by_trunk"] == 1
+    else:
+        assert entry["action"] == "keep"
+        assert entry["reason"].startswith(
+            "the copy's version imports minitri.common.backend (line 3), which exists nowhere"
+        )
+        assert (top / "third_party/acme/migrate-leftovers/minitri/tools/disasm.py").is_file()
+    code = "import json, minitri\nprint(json.dumps(minitri.compiler.compile('k')))"
+    assert as_migrated(top, code) == ["acme", "k"] == as_the_copy(case, code)

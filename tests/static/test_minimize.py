@@ -325,3 +325,22 @@ def test_a_value_made_by_a_call_that_touches_nothing_else_is_minimized() -> None
         namespace,
     )
     assert getattr(namespace["T"], "__bound__", None) is int
+
+
+def test_a_trunk_definition_calling_a_kept_one_that_cannot_take_the_call_is_kept_too() -> None:
+    # Trunk's jit() (changed by trunk only) calls JITFunction(fn, debug=...); the
+    # copy's JITFunction (kept) has no such parameter: the copy's jit is kept too.
+    base = "class JITFunction:\n    def __init__(self, fn):\n        self.fn = fn\n\n\n"
+    base += "def jit(fn):\n    return JITFunction(fn)\n"
+    trunk = base.replace("self, fn)", "self, fn, debug=False)").replace(
+        "JITFunction(fn)\n", "JITFunction(fn, debug=True)\n"
+    )
+    copy = base.replace("self.fn = fn", "self.fn = fn\n        self.device = 'acme'")
+    result = minimize(copy, trunk, base, has_base=True)
+    assert result.kept == ("JITFunction", "jit")
+    assert (
+        "jit: trunk's calls JITFunction with 1 positional argument and keywords debug (line 7 "
+        "of trunk's file), which the copy's JITFunction(fn) cannot take (got an unexpected "
+        "keyword argument 'debug'); trunk's JITFunction(fn, debug=...) can: the override keeps "
+        "the copy's jit too; merge by hand"
+    ) in result.notes

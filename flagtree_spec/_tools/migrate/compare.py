@@ -32,7 +32,7 @@ from .files import decode, read
 from .plan import BaseTree, Plan
 from .statements import signatures
 
-__all__ = ["Facts", "Judged", "Sides", "facts", "judge"]
+__all__ = ["Facts", "Judged", "Sides", "facts", "judge", "left_alone"]
 
 Report = Mapping[str, Any]  # one module in one interpreter: "error", or "names", "origins", ...
 
@@ -89,6 +89,16 @@ def facts(plan: Plan, copy_folder: str, base: Optional[BaseTree]) -> dict[str, F
         override = step.path if step.action in ("move", "minimize", "add") else None
         found[name] = Facts(copy, reference, three_way, override)
     return found
+
+
+def left_alone(fact: Optional[Facts]) -> bool:
+    """Whether the backend changed nothing in the module: the copy binds what the base does."""
+    return (
+        fact is not None
+        and fact.three_way
+        and fact.reference is not None
+        and fact.copy == fact.reference
+    )
 
 
 def _under(path: str, folder: str) -> bool:

@@ -149,6 +149,52 @@ def _calls_trunk_cannot_take(
             )
 
 
+def _calls_the_copy_cannot_take(
+    copy: File, trunk: File, rebound: set[str], trunk_side: set[str]
+) -> Iterator[tuple[str, str]]:
+    """``(name, note)`` per definition left to trunk that calls a kept one whose
+    copy's version cannot take trunk's call.
+
+    Trunk's ``jit()`` (inherited) calls ``JITFunction(...,
+    do_not_specialize_on_alignment=...)``; the copy's ``JITFunction`` (kept)
+    has no such parameter: the copy's ``jit`` is kept too.
+    """
+    for s in trunk.stmts:
+        if not isinstance(s.node, DEFS) or not s.names or not set(s.names) <= trunk_side:
+            continue
+        shadowed = _locals(s.node)
+        for node in ast.walk(s.node):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            name = node.func.id
+            if name not in rebound or name in shadowed:
+                continue
+            theirs, mine = trunk.binders.get(name), copy.binders.get(name)
+            if not theirs or not mine:
+                continue
+            t_node, c_node = theirs[-1].node, mine[-1].node
+            if not isinstance(t_node, DEFS) or not isinstance(c_node, DEFS):
+                continue
+            t_sig, c_sig = callable_signature(t_node), callable_signature(c_node)
+            shape = call_shape(node)
+            if t_sig is None or c_sig is None or shape is None:
+                continue
+            error = bind_error(c_sig, *shape)
+            if error is None or bind_error(t_sig, *shape) is not None:
+                continue
+            caller = s.names[0]
+            yield (
+                caller,
+                (
+                    f"{caller}: trunk's calls {name} with {_shape(*shape)} (line {node.lineno} of "
+                    f"trunk's file), which the copy's {name}{c_sig.describe()} cannot take "
+                    f"({error}); trunk's {name}{t_sig.describe()} can: the override keeps the "
+                    f"copy's {caller} too; merge by hand"
+                ),
+            )
+            break
+
+
 def minimize(
     copy_text: str,
     trunk_text: str,
@@ -251,7 +297,13 @@ def minimize(
             changed = True
         # A kept definition calling one left to trunk that can no longer take the
         # call keeps the copy's version of that one too.
-        for name, note in _calls_trunk_cannot_take(copy, trunk, chosen, trunk_side):
+        calls = [
+            *_calls_trunk_cannot_take(copy, trunk, chosen, trunk_side),
+            *_calls_the_copy_cannot_take(copy, trunk, rebound, trunk_side),
+        ]
+        for name, note in calls:
+            if name not in trunk_side or name not in copy.binders:
+                continue
             trunk_side.discard(name)
             kept.add(name)
             rebound.add(name)

@@ -41,6 +41,7 @@ from .statements import lost_names, module_names
 from .steps import ACTIONS, Given, Plan, Step
 from .whole import (
     imported_names,
+    keep_broken_copies,
     trunk_imports,
     whole_for_foreign_writes,
     whole_for_lost_names,
@@ -262,6 +263,11 @@ def make_plan(
     asked: dict[str, set[str]] = {}
     forced: set[str] = set()  # kept whole by a pass below: never minimized again
     imports = trunk_imports(trunk)
+    texts = {rel: given[0] for rel, given in inputs.items()}
+    for step in steps:
+        path = os.path.join(fork, *step.path.split("/"))
+        if step.action == "move" and step.path.endswith(".py") and step.path not in texts:
+            texts[step.path] = decode(path, read(path))
     for _ in range(len(inputs) + 4):
         imported = imported_names(fork, steps, skip)
         again = {
@@ -273,6 +279,7 @@ def make_plan(
                 names = sorted(asked[step.path])
                 steps[k] = _minimized(step.path, inputs[step.path], base is not None, names, root)
         before = [s.action for s in steps]
+        keep_broken_copies(steps, trunk, fork, imports, texts)
         whole_for_missing_modules(steps, inputs, trunk, fork, imports)
         whole_for_foreign_writes(steps, inputs, trunk)
         whole_for_lost_names(steps, inputs, root)

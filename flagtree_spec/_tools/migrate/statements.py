@@ -17,8 +17,8 @@ from typing import Optional
 
 __all__ = [
     "DEFS",
-    "PURE",
     "FUNCS",
+    "PURE",
     "File",
     "Stmt",
     "decorators",

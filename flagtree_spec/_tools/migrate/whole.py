@@ -29,6 +29,7 @@ from .steps import Given, Step
 __all__ = [
     "imported_names",
     "imports_of",
+    "keep_broken_copies",
     "trunk_imports",
     "whole_for_foreign_writes",
     "whole_for_lost_names",
@@ -213,6 +214,51 @@ def whole_for_missing_modules(
             )
             steps[k] = Step(step.path, counterpart, "move", reason, n, n, None, step.notes)
             break
+
+
+def keep_broken_copies(
+    steps: list[Step],
+    trunk: str,
+    fork: str,
+    imports: dict[str, set[tuple[str, ...]]],
+    texts: dict[str, str],
+) -> bool:
+    """Keep in ``migrate-leftovers/`` a copied module that can never be imported.
+
+    Where the copy's version imports, at module level, a module of the
+    package that exists nowhere (FlagTree's ``tools/disasm.py`` importing
+    ``triton.common``), it fails in the copy too, where nothing imports it;
+    as an override it would break the trunk modules that do (trunk's
+    compiler imports ``disasm``).  Trunk's version runs instead.  *texts*
+    holds the copy's source per path.  Returns whether a step changed.
+    """
+    root = os.path.basename(trunk)
+    changed = False
+    for k, step in enumerate(steps):
+        if step.action not in ("move", "minimize") or step.trunk is None:
+            continue
+        if not step.path.endswith(".py") or step.path not in texts:
+            continue
+        tree = parse(texts[step.path])
+        if tree is None:
+            continue
+        package = step.path.split("/")[:-1]
+        for node in tree.body:
+            found = [p for p in _modules_of(node, package, root) if p]
+            missing = [p for p in found if _missing(p, (trunk, fork), step.path, imports)]
+            if not missing:
+                continue
+            n = step.lines_before
+            reason = (
+                f"the copy's version imports {'.'.join([root, *missing[0]])} (line "
+                f"{node.lineno}), which exists nowhere, so it can never be imported; as an "
+                "override it would break the trunk modules that import it: trunk's version "
+                "runs, and the copy is kept for reference"
+            )
+            steps[k] = Step(step.path, step.trunk, "keep", reason, n, n, None, step.notes)
+            changed = True
+            break
+    return changed
 
 
 def whole_for_foreign_writes(steps: list[Step], inputs: dict[str, Given], trunk: str) -> bool:
