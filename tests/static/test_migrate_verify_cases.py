@@ -315,7 +315,7 @@ FAULTS = {
         "from minitri.language.n import *  # noqa: F403\n",
         "",
         "minitri.language.math",
-        "f: not the copy's",
+        "f: the backend left it alone, so trunk's may stand, but it is neither",
     ),
     "a lost trunk-deleted name": (
         f"{MIRROR}/runtime/jit.py",

@@ -150,6 +150,23 @@ def _by_origin(sides: Sides, origin: Optional[str], value: Optional[str]) -> boo
     return new.get(name) == value and _is_trunks(sides, module, name, value)
 
 
+def _by_references(
+    sides: Sides, mine: Optional[Mapping[str, Any]], got: Optional[Mapping[str, Any]]
+) -> bool:
+    """Whether a container differs from the copy's only in functions or classes that are
+    trunk's in their own modules (a table of ``language`` functions in a kept class)."""
+    if mine is None or got is None or mine["masked"] != got["masked"]:
+        return False
+    theirs = {i: (o, d) for i, o, d in mine["items"]}
+    for i, origin_, value in got["items"]:
+        expected = theirs.get(i)
+        if expected is None or expected[0] != origin_:
+            return False
+        if expected[1] != value and not _by_origin(sides, origin_, value):
+            return False
+    return True
+
+
 def _class_by_members(sides: Sides, module: str, name: str) -> bool:
     """Whether class *name* differs from the copy's only in members that are trunk's."""
     copy, new = sides.copy[module], sides.new[module]
@@ -160,9 +177,12 @@ def _class_by_members(sides: Sides, module: str, name: str) -> bool:
         return False
     origins = new.get("member_origins", {}).get(name, {})
     theirs = copy.get("member_origins", {}).get(name, {})
+    refs_new = new.get("member_references", {}).get(name, {})
+    refs_copy = copy.get("member_references", {}).get(name, {})
     changed = [m for m in mine if mine[m] != got[m]]
     return bool(changed) and all(
-        origins.get(m) == theirs.get(m) and _by_origin(sides, origins.get(m), got[m])
+        (origins.get(m) == theirs.get(m) and _by_origin(sides, origins.get(m), got[m]))
+        or _by_references(sides, refs_copy.get(m), refs_new.get(m))
         for m in changed
     )
 
@@ -200,11 +220,22 @@ def judge(
             and _by_origin(sides, origins[key], value)
         ):
             continue  # the copy's import of the same definition, trunk's in its own module
+        if _by_references(
+            sides, copy.get("references", {}).get(key), new.get("references", {}).get(key)
+        ):
+            continue  # a table of definitions, each trunk's in its own module
         if (mine.get(key), value) in pairs:
             continue  # a value of the root __init__ kept in migrate-leftovers
         if key in mine and value is not None and _class_by_members(sides, module, key):
             continue
-        if value is None:
+        trunks = sides.trunk.get(module, {}).get("names", {}).get(key)
+        if _trunks(sides, module, key) and key in mine and value is not None and trunks:
+            out.append(
+                f"{key}: the backend left it alone, so trunk's may stand, but it "
+                f"is neither trunk's ({trunks[:50]}) nor the copy's ({mine[key][:50]}): "
+                f"{value[:50]}"
+            )
+        elif value is None:
             out.append(f"{key}: the copy has it, trunk and the spec tree lose it")
         elif key not in mine:
             out.append(f"{key}: a name the copy never had ({value[:60]})")

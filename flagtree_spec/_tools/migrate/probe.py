@@ -17,7 +17,10 @@ or a class by a later import count.
 Beside the digests, each module's entry holds ``origins`` (for a function
 or class: the module and qualified name that defined it, so a value reached
 through an import is compared with its own module's counterpart),
-``member_origins`` (the same for the functions of each class) and
+``member_origins`` (the same for the functions of each class),
+``references`` and ``member_references`` (for a list, tuple or dict that
+holds functions or classes, which ones, so each is judged in its own
+module) and
 ``unbound`` (the global names its functions read that neither the module
 nor the builtins bind: a name the new tree lost that code still uses).
 
@@ -158,6 +161,32 @@ def origin(value: Any) -> Optional[str]:
     return f"{module}:{qualname}"
 
 
+def _elements(value: Any) -> Optional[list[Any]]:
+    """The items of an ordered container, keys and values of a dict in turn; else ``None``."""
+    if isinstance(value, dict) and len(value) <= 200:
+        return [x for pair in value.items() for x in pair]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return None
+
+
+def references(value: Any) -> Optional[dict[str, Any]]:
+    """How a container refers to functions and classes, so each can be judged at home.
+
+    ``masked``: the container's digest with each function or class item
+    written as its origin; ``items``: per item with an origin, its position,
+    origin and digest.  ``None`` for a value that is no such container.
+    """
+    elements = _elements(value)
+    if elements is None:
+        return None
+    found = [[i, o, digest(x, 1)] for i, x in enumerate(elements) if (o := origin(x)) is not None]
+    if not found:
+        return None
+    shown = [f"ref {origin(x)}" if origin(x) is not None else digest(x, 1) for x in elements]
+    return {"masked": f"{type(value).__name__}[{', '.join(shown)}]", "items": found}
+
+
 _GLOBAL_READS = frozenset(("LOAD_GLOBAL", "LOAD_NAME"))
 
 
@@ -242,6 +271,12 @@ def main(argv: list[str]) -> int:
         }
         result["bases"] = {
             k: [f"{b.__module__}.{b.__qualname__}" for b in v.__bases__]
+            for k, v in names.items()
+            if isinstance(v, type)
+        }
+        result["references"] = {k: r for k, v in names.items() if (r := references(v)) is not None}
+        result["member_references"] = {
+            k: {m: r for m, x in vars(v).items() if (r := references(x)) is not None}
             for k, v in names.items()
             if isinstance(v, type)
         }
