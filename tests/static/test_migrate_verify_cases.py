@@ -129,10 +129,11 @@ def test_nothing_imported_on_both_sides_is_static_only_and_what_was_compared_is_
         "failing": 1,
         "fixed_by_trunk": 0,
         "names": 7,
+        "deleted_by_trunk": 0,
     }
     assert verification["reason"].startswith(
-        "4 of 5 modules imported on both sides and match the copy (7 names compared); 1 fail "
-        "the same way as the copy and are not compared (minitri.tools.profile: "
+        "4 of 5 modules imported on both sides and match the copy (7 names compared); 1 fails "
+        "the same way as the copy and is not compared (minitri.tools.profile: "
     )
 
 
@@ -350,6 +351,7 @@ def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> No
         "failing": 0,
         "fixed_by_trunk": 0,
         "names": 22,
+        "deleted_by_trunk": 0,
     }
     for fault, (rel, old, new, module, says) in FAULTS.items():
         path = top / rel

@@ -106,10 +106,12 @@ def _under(path: str, folder: str) -> bool:
 
 
 class Judged(NamedTuple):
-    """One module's verdict: its differences, and how many names were compared."""
+    """One module's verdict: its differences, how many names were compared, and the
+    names the copy has that are gone as trunk's deletions since the base."""
 
     differences: list[str]
     compared: int
+    deleted: list[str]
 
 
 class Sides(NamedTuple):
@@ -208,11 +210,14 @@ def judge(
     mine, got = copy["names"], new["names"]
     origins = new.get("origins", {})
     keys = sorted(set(mine) | set(got))
+    deleted: list[str] = []
     for key in keys:
         value = got.get(key)
         if value == mine.get(key):
             continue
         if _is_trunks(sides, module, key, value):
+            if value is None:
+                deleted.append(key)
             continue  # the backend left it alone: trunk's value of this very name
         if (
             key in origins
@@ -248,7 +253,7 @@ def judge(
             f"its functions read {shown}, which the spec tree's module does not bind "
             "(the copy's does)"
         )
-    return Judged(out, len(keys))
+    return Judged(out, len(keys), deleted)
 
 
 def _what_differs(key: str, copy: Report, new: Report) -> str:

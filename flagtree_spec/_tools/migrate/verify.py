@@ -224,6 +224,7 @@ def verify(
     failed = compared = names = aside = 0
     both: list[str] = []
     fixed: list[str] = []
+    gone: list[str] = []  # names of the copy that trunk deleted since the base
     for name in modules:
         mine, got = sides.copy[name], sides.new[name]
         leftover = name in leftovers
@@ -240,6 +241,7 @@ def verify(
             differences = judged.differences
             compared += 1
             names += judged.compared
+            gone.extend(f"{name}.{k}" for k in judged.deleted)
             aside += bool(differences) and leftover
         failed += bool(differences) and not leftover
         results.append(
@@ -257,19 +259,29 @@ def verify(
         "failing": len(both),
         "fixed_by_trunk": len(fixed),
         "names": names,
+        "deleted_by_trunk": len(gone),
     }
     total = len(modules)
     failing = ""
     if both:
         first = sides.copy[both[0]]["error"]
         failing = (
-            f"; {len(both)} fail the same way as the copy and are not compared "
+            f"; {len(both)} {_s(len(both), 'fails', 'fail')} the same way as the copy and "
+            f"{_s(len(both), 'is', 'are')} not compared "
             f"({both[0]}: {first[:80]})"
+        )
+    if gone:
+        failing += (
+            f"; {len(gone)} {_s(len(gone), 'name')} of the copy {_s(len(gone), 'is', 'are')} "
+            "gone as trunk's deletions since the base "
+            f"({', '.join(gone[:4])}{' ...' if len(gone) > 4 else ''}: check that the base is "
+            "not newer than trunk)"
         )
     if fixed:
         failing += (
-            f"; {len(fixed)} fail as the copy, which holds the base's version, and import as "
-            f"trunk's since (not compared: {', '.join(fixed[:3])})"
+            f"; {len(fixed)} {_s(len(fixed), 'fails', 'fail')} as the copy, which holds the "
+            f"base's version, and {_s(len(fixed), 'imports', 'import')} as trunk's since (not "
+            f"compared: {', '.join(fixed[:3])})"
         )
     if failed:
         reason = (
@@ -287,8 +299,15 @@ def verify(
         f"({names} names compared)"
     )
     if aside:
-        reason += f"; {aside} differs as expected (its copy is kept in migrate-leftovers)"
+        reason += (
+            f"; {aside} {_s(aside, 'differs', 'differ')} as expected (kept in migrate-leftovers)"
+        )
     return Verification("equivalent", reason + failing, results, counts)
+
+
+def _s(n: int, one: str, more: str = "") -> str:
+    """*one* for one, else *more* (default: *one* with an ``s``)."""
+    return one if n == 1 else (more or one + "s")
 
 
 def _module_name(root: str, rel: str) -> str:
