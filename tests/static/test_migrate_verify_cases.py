@@ -412,3 +412,41 @@ def test_a_copied_module_that_can_never_import_leaves_trunks_importers_working(
         assert (top / "third_party/acme/migrate-leftovers/minitri/tools/disasm.py").is_file()
     code = "import json, minitri\nprint(json.dumps(minitri.compiler.compile('k')))"
     assert as_migrated(top, code) == ["acme", "k"] == as_the_copy(case, code)
+
+
+def test_a_name_trunk_added_that_re_exports_a_definition_is_judged_where_it_is_defined() -> None:
+    # Trunk's language/__init__ gained "from .core import advance"; the copy's lacks
+    # it and its core.py (kept) defines its own advance: the new tree's
+    # language.advance is the copy's core.advance, judged in core.
+    from flagtree_spec._tools.migrate.compare import Facts, Sides, judge
+
+    def report(names: dict[str, str], origins: dict[str, str]) -> dict[str, Any]:
+        return {"names": names, "origins": origins, "file": ""}
+
+    mine, theirs = "def advance 1111", "def advance 2222"
+    lang, core = "minitri.language", "minitri.language.core"
+    sides = Sides(
+        copy={
+            lang: report({}, {}),
+            core: report({"advance": mine}, {"advance": f"{core}:advance"}),
+        },
+        trunk={
+            lang: report({"advance": theirs}, {"advance": f"{core}:advance"}),
+            core: report({"advance": theirs}, {"advance": f"{core}:advance"}),
+        },
+        new={
+            lang: report({"advance": mine}, {"advance": f"{core}:advance"}),
+            core: report({"advance": mine}, {"advance": f"{core}:advance"}),
+        },
+        facts={
+            lang: Facts({}, {"advance": "import"}, False, None),
+            core: Facts({"advance": "def 1"}, {"advance": "def 2"}, False, None),
+        },
+    )
+    assert judge(lang, sides).differences == []
+    assert judge(core, sides).differences == []
+    # From another module than trunk's statement names, it is not trunk's addition.
+    sides.new[lang]["origins"]["advance"] = "minitri.other:advance"
+    assert judge(lang, sides).differences == [
+        "advance: a name the copy never had (def advance 1111)"
+    ]

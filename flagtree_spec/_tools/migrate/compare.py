@@ -169,6 +169,18 @@ def _by_references(
     return True
 
 
+def _reexported(sides: Sides, module: str, name: str, origin: str) -> bool:
+    """Whether *name*, which the copy's *module* lacks, is trunk's addition re-exporting
+    the definition *origin* (trunk's binds the same one), as that module now holds it."""
+    if not _trunks(sides, module, name):
+        return False
+    if sides.trunk.get(module, {}).get("origins", {}).get(name) != origin:
+        return False
+    home, _, attr = origin.partition(":")
+    new = sides.new.get(home, {}).get("names", {})
+    return home != module and "." not in attr and new.get(attr) == sides.new[module]["names"][name]
+
+
 def _class_by_members(sides: Sides, module: str, name: str) -> bool:
     """Whether class *name* differs from the copy's only in members that are trunk's."""
     copy, new = sides.copy[module], sides.new[module]
@@ -225,6 +237,8 @@ def judge(
             and _by_origin(sides, origins[key], value)
         ):
             continue  # the copy's import of the same definition, trunk's in its own module
+        if key not in mine and key in origins and _reexported(sides, module, key, origins[key]):
+            continue  # trunk's addition re-exports a definition, judged in its own module
         if _by_references(
             sides, copy.get("references", {}).get(key), new.get("references", {}).get(key)
         ):
