@@ -130,6 +130,7 @@ def test_nothing_imported_on_both_sides_is_static_only_and_what_was_compared_is_
         "fixed_by_trunk": 0,
         "names": 7,
         "deleted_by_trunk": 0,
+        "stranded": 0,
     }
     assert verification["reason"].startswith(
         "4 of 5 modules imported on both sides and match the copy (7 names compared); 1 fails "
@@ -352,6 +353,7 @@ def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> No
         "fixed_by_trunk": 0,
         "names": 22,
         "deleted_by_trunk": 0,
+        "stranded": 0,
     }
     for fault, (rel, old, new, module, says) in FAULTS.items():
         path = top / rel
@@ -449,4 +451,32 @@ def test_a_name_trunk_added_that_re_exports_a_definition_is_judged_where_it_is_d
     sides.new[lang]["origins"]["advance"] = "minitri.other:advance"
     assert judge(lang, sides).differences == [
         "advance: a name the copy never had (def advance 1111)"
+    ]
+
+
+def test_modules_left_behind_by_a_root_that_fails_on_both_sides_are_not_evidence() -> None:
+    # Where the root package fails to import on both sides (the copy needs a compiled
+    # part that is not here), a submodule may still be in sys.modules on one side only,
+    # left by the failed import in an order the two root __init__ files decide.
+    from flagtree_spec._tools.migrate.steps import Plan
+    from flagtree_spec._tools.migrate.verify import verdict
+
+    plan = Plan("/f/minitri", "/t/minitri", "/i/minitri", "/l", [], [], [], [], True)
+    modules = ["minitri", "minitri.runtime", "minitri.tools"]
+    failed = {"error": "ImportError: cannot import name 'mlu' from 'minitri._C.libminitri'"}
+    names: dict[str, Any] = {"names": {"x": "1"}, "file": ""}
+    copy = {"minitri": failed, "minitri.runtime": names, "minitri.tools": names}
+    new = {"minitri": failed, "minitri.runtime": failed, "minitri.tools": names}
+    found = verdict(plan, modules, copy, {"minitri": {"names": {}}}, new, {})
+    assert found.status == "equivalent", found.reason
+    assert found.counts is not None and found.counts["stranded"] == 1
+    assert "1 imports on one side only, left behind by the root package's failed import" in (
+        found.reason
+    )
+    # Where the root imports, the same one-sided failure is a difference.
+    copy["minitri"] = new["minitri"] = names
+    found = verdict(plan, modules, copy, {"minitri": {"names": {}}}, new, {})
+    assert found.status == "differs"
+    assert found.modules[1]["differences"] == [
+        "imports as the copy, fails from trunk and the spec tree: " + failed["error"]
     ]

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, Optional
 
 from . import probe
 from .apply import apply
-from .compare import Sides, facts, judge, left_alone
+from .compare import Facts, Sides, facts, judge, left_alone
 from .overlay import copy_overlay, trunk_copy
 from .plan import BaseTree, Plan, make_plan
 
@@ -201,6 +201,19 @@ def verify(
             new, why = _probe(top, modules, strip, new_env, where, "new", timeout)
         if why:
             return Verification("differs", why, [])
+    return verdict(plan, modules, copy, trunk, new, static)
+
+
+def verdict(
+    plan: Plan,
+    modules: Sequence[str],
+    copy: Mapping[str, Any],
+    trunk: Mapping[str, Any],
+    new: Mapping[str, Any],
+    static: Mapping[str, Facts],
+) -> Verification:
+    """The verification from the three probe reports (per module) and the sources' facts."""
+    root = modules[0]
     leftovers = {
         _module_name(root, s.path)
         for s in plan.steps
@@ -225,6 +238,8 @@ def verify(
     both: list[str] = []
     fixed: list[str] = []
     gone: list[str] = []  # names of the copy that trunk deleted since the base
+    stranded: list[str] = []
+    stranded_by_root = "error" in sides.copy[root] and "error" in sides.new[root]
     for name in modules:
         mine, got = sides.copy[name], sides.new[name]
         leftover = name in leftovers
@@ -236,6 +251,11 @@ def verify(
             differences = _errors(mine, got)
             if not differences:
                 both.append(name)
+            elif stranded_by_root and ("error" in mine) != ("error" in got):
+                # Left in sys.modules by the root package's failed import, in an order
+                # that the two root __init__ files decide: no evidence either way.
+                differences = []
+                stranded.append(name)
         else:
             judged = judge(name, sides, () if leftover else expected, plan.into)
             differences = judged.differences
@@ -260,6 +280,7 @@ def verify(
         "fixed_by_trunk": len(fixed),
         "names": names,
         "deleted_by_trunk": len(gone),
+        "stranded": len(stranded),
     }
     total = len(modules)
     failing = ""
@@ -269,6 +290,12 @@ def verify(
             f"; {len(both)} {_s(len(both), 'fails', 'fail')} the same way as the copy and "
             f"{_s(len(both), 'is', 'are')} not compared "
             f"({both[0]}: {first[:80]})"
+        )
+    if stranded:
+        failing += (
+            f"; {len(stranded)} {_s(len(stranded), 'imports', 'import')} on one side only, "
+            "left behind by the root package's failed import on both sides (not compared: "
+            f"{', '.join(stranded[:3])})"
         )
     if gone:
         failing += (
