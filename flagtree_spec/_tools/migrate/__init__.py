@@ -9,7 +9,7 @@
 * ``whole``: modules kept whole because of what other modules of the plan do;
 * ``apply``: carrying a plan out, never losing a file;
 * ``verify``: the result imported next to the copy (built by ``overlay``)
-  and compared per module and name, each side in a fresh interpreter
-  running ``probe``;
+  and compared per module and name by the rules of ``compare``, each side in
+  a fresh interpreter running ``probe``;
 * ``cli``: the ``migrate`` command.
 """

@@ -128,6 +128,8 @@ def _trunks(sides: Sides, module: str, name: str) -> bool:
     fact = sides.facts.get(module)
     if fact is None:  # not a module of the copy: trunk's file, unchanged by the backend
         return True
+    if name not in fact.copy and name in sides.copy.get(module, {}).get("names", {}):
+        return False  # bound when the copy runs, by no statement of its own (a submodule)
     if name not in fact.copy and not fact.three_way:
         return True  # trunk's addition (or a name the backend deleted: no base tells)
     if fact.reference is None:  # added by both sides: only trunk's additions are trunk's
