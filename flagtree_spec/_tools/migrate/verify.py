@@ -175,13 +175,17 @@ def verify(
     """
     modules = modules_of(plan)
     root = modules[0]
+    top = os.path.dirname(plan.trunk)
+    # Paths inside the trees read alike on every side (also those computed from
+    # the folder holding the package, such as a sibling's).
     strip = [
         os.path.join(copy_folder, root),
         plan.trunk,
         plan.into,
         os.path.realpath(plan.trunk),
+        copy_folder,
+        top,
     ]
-    top = os.path.dirname(plan.trunk)
     static = facts(plan, copy_folder, base)
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-verify-") as where:
         trunk, why = _probe(
