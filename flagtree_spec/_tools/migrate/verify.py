@@ -185,6 +185,8 @@ def verify(
         os.path.realpath(plan.trunk),
         copy_folder,
         top,
+        os.path.dirname(copy_folder),  # a repository root computed as parents[2]
+        os.path.dirname(top),
     ]
     static = facts(plan, copy_folder, base)
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-verify-") as where:
