@@ -188,6 +188,7 @@ def verify(
         os.path.dirname(copy_folder),  # a repository root computed as parents[2]
         os.path.dirname(top),
     ]
+    strip = [s for s in strip if s.count(os.sep) >= 2]  # never "/" or "/tmp" itself
     static = facts(plan, copy_folder, base)
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-verify-") as where:
         trunk, why = _probe(
