@@ -49,6 +49,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
 from ..check.signatures import bind_error, call_shape, callable_signature
+from ..model.calls import Signature
 from .render import Unsafe, prove_files, render
 from .statements import DEFS, File, line_of, lost_names
 
@@ -98,6 +99,26 @@ def _shape(positional: int, keywords: Sequence[str]) -> str:
     return " and ".join(parts)
 
 
+def _both_signatures(
+    copy: File, trunk: File, name: str, call: ast.Call
+) -> Optional[tuple[Signature, Signature, tuple[int, tuple[str, ...]]]]:
+    """Trunk's and the copy's parameters of definition *name*, and *call*'s shape.
+
+    ``None`` where either side does not define it with known parameters, or
+    the call unpacks its arguments.
+    """
+    theirs, mine = trunk.binders.get(name), copy.binders.get(name)
+    if not theirs or not mine:
+        return None
+    t_node, c_node = theirs[-1].node, mine[-1].node
+    if not isinstance(t_node, DEFS) or not isinstance(c_node, DEFS):
+        return None
+    t_sig, c_sig, shape = callable_signature(t_node), callable_signature(c_node), call_shape(call)
+    if t_sig is None or c_sig is None or shape is None:
+        return None
+    return t_sig, c_sig, shape
+
+
 def _calls_trunk_cannot_take(
     copy: File, trunk: File, chosen: set[int], trunk_side: set[str]
 ) -> Iterator[tuple[str, str]]:
@@ -121,19 +142,10 @@ def _calls_trunk_cannot_take(
             name = node.func.id
             if name not in trunk_side or name in seen or name in shadowed:
                 continue
-            theirs, mine = trunk.binders.get(name), copy.binders.get(name)
-            if not theirs or not mine:
+            found = _both_signatures(copy, trunk, name, node)
+            if found is None:
                 continue
-            t_node, c_node = theirs[-1].node, mine[-1].node
-            if not isinstance(t_node, DEFS) or not isinstance(c_node, DEFS):
-                continue
-            t_sig, c_sig, shape = (
-                callable_signature(t_node),
-                callable_signature(c_node),
-                call_shape(node),
-            )
-            if t_sig is None or c_sig is None or shape is None:
-                continue
+            t_sig, c_sig, shape = found
             error = bind_error(t_sig, *shape)
             if error is None or bind_error(c_sig, *shape) is not None:
                 continue
@@ -169,16 +181,10 @@ def _calls_the_copy_cannot_take(
             name = node.func.id
             if name not in rebound or name in shadowed:
                 continue
-            theirs, mine = trunk.binders.get(name), copy.binders.get(name)
-            if not theirs or not mine:
+            found = _both_signatures(copy, trunk, name, node)
+            if found is None:
                 continue
-            t_node, c_node = theirs[-1].node, mine[-1].node
-            if not isinstance(t_node, DEFS) or not isinstance(c_node, DEFS):
-                continue
-            t_sig, c_sig = callable_signature(t_node), callable_signature(c_node)
-            shape = call_shape(node)
-            if t_sig is None or c_sig is None or shape is None:
-                continue
+            t_sig, c_sig, shape = found
             error = bind_error(c_sig, *shape)
             if error is None or bind_error(t_sig, *shape) is not None:
                 continue
