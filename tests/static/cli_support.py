@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 import pytest
+from conftest import scenario
 
 from flagtree_spec._cli import main
 
@@ -47,3 +48,27 @@ def git(where: Path, *args: str) -> str:
         check=True,
     )
     return proc.stdout
+
+
+def tree_files(top: Path) -> dict[str, bytes | str]:
+    """Every file below *top* (not under ``.git``): its bytes, or a link's target."""
+    found: dict[str, bytes | str] = {}
+    for folder, _, names in os.walk(top):
+        if ".git" in Path(folder).parts:
+            continue
+        for name in names:
+            path = Path(folder) / name
+            rel = str(path.relative_to(top))
+            found[rel] = os.readlink(path) if path.is_symlink() else path.read_bytes()
+    return found
+
+
+def as_migrated(top: Path, code: str) -> Any:
+    """Run *code* against trunk plus the new spec tree of backend acme in checkout *top*."""
+    return scenario(code, env={"FLAGTREE_BACKEND": "acme"}, path=[top / "python"])
+
+
+def as_the_copy(case: Path, code: str) -> Any:
+    """Run *code* against the copy of fixture checkout *case* itself (untouched)."""
+    copy = case / "third_party" / "acme" / "python"
+    return scenario(code, env={"FLAGTREE_BACKEND": "none"}, path=[copy])

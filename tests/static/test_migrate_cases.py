@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import git, run
-from conftest import FIXTURES, scenario
+from cli_support import as_migrated, git, run
+from cli_support import as_the_copy as copy_run
+from conftest import FIXTURES
 
 CASES = FIXTURES / "migrate_cases"
 COPY = "third_party/acme/python/minitri"
@@ -49,14 +50,9 @@ def migrate(
     return data
 
 
-def as_migrated(top: Path, code: str) -> Any:
-    """Run *code* against trunk plus the new spec tree of backend acme."""
-    return scenario(code, env={"FLAGTREE_BACKEND": "acme"}, path=[top / "python"])
-
-
 def as_the_copy(case: str, code: str) -> Any:
     """Run *code* against the copy itself (the fixture's, untouched)."""
-    return scenario(code, env={"FLAGTREE_BACKEND": "none"}, path=[CASES / case / COPY / ".."])
+    return copy_run(CASES / case, code)
 
 
 def action(data: dict[str, Any], path: str) -> str:

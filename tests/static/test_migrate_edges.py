@@ -13,8 +13,8 @@ from cli_support import make, run
 from conftest import FIXTURES
 
 from flagtree_spec._tools.migrate.apply import insert_spec_path
+from flagtree_spec._tools.migrate.files import same_tree
 from flagtree_spec._tools.migrate.minimize import minimize
-from flagtree_spec._tools.migrate.plan import same_tree
 
 REPO = FIXTURES / "migrate_repo"
 COPY = "third_party/acme/python/minitri"

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flagtree_spec._cli import main
-from flagtree_spec._tools.migrate.minimize import prove
+from flagtree_spec._tools.migrate.render import prove
 
 MODULES = ("a.py", "b.py", "pkg/__init__.py", "pkg/c.py", "pkg/sub/__init__.py", "pkg/sub/d.py")
 DATA = ("pkg/table.json",)

@@ -12,7 +12,8 @@ import pytest
 from cli_support import git, run
 from conftest import FIXTURES, run_python
 
-from flagtree_spec._tools.migrate.minimize import Minimized, minimize, prove
+from flagtree_spec._tools.migrate.minimize import Minimized, minimize
+from flagtree_spec._tools.migrate.render import prove
 
 BASE = """\
 import os
@@ -305,3 +306,41 @@ def test_minimize_with_base_rev_reads_the_base_from_git(
     assert proc.stdout.split() == ["acme", "i1", "True", "trunk-fix"]
     # The full copy stays in history.
     assert "acme" in git(top, "show", f"HEAD:{COPY}/runtime/jit.py")
+
+
+def test_a_value_made_by_a_call_that_touches_nothing_else_is_minimized() -> None:
+    # Triton's T = TypeVar("T"): running trunk's statement and then the copy's
+    # leaves the copy's value, and nothing else happens.
+    trunk = 'from typing import TypeVar\n\nT = TypeVar("T")\n\n\ndef f():\n    return 1\n'
+    copy = trunk.replace('TypeVar("T")', 'TypeVar("T", bound=int)')
+    result = minimize(copy, trunk, trunk, has_base=True)
+    assert result.kept == ("T",)
+    assert result.text is not None and 'T = TypeVar("T", bound=int)' in result.text
+    namespace: dict[str, object] = {}
+    exec(trunk, namespace)
+    exec(
+        result.text.replace("from flagtree_spec import inherit\n", "").replace(
+            "inherit(globals())\ndel inherit\n", ""
+        ),
+        namespace,
+    )
+    assert getattr(namespace["T"], "__bound__", None) is int
+
+
+def test_a_trunk_definition_calling_a_kept_one_that_cannot_take_the_call_is_kept_too() -> None:
+    # Trunk's jit() (changed by trunk only) calls JITFunction(fn, debug=...); the
+    # copy's JITFunction (kept) has no such parameter: the copy's jit is kept too.
+    base = "class JITFunction:\n    def __init__(self, fn):\n        self.fn = fn\n\n\n"
+    base += "def jit(fn):\n    return JITFunction(fn)\n"
+    trunk = base.replace("self, fn)", "self, fn, debug=False)").replace(
+        "JITFunction(fn)\n", "JITFunction(fn, debug=True)\n"
+    )
+    copy = base.replace("self.fn = fn", "self.fn = fn\n        self.device = 'acme'")
+    result = minimize(copy, trunk, base, has_base=True)
+    assert result.kept == ("JITFunction", "jit")
+    assert (
+        "jit: trunk's calls JITFunction with 1 positional argument and keywords debug (line 7 "
+        "of trunk's file), which the copy's JITFunction(fn) cannot take (got an unexpected "
+        "keyword argument 'debug'); trunk's JITFunction(fn, debug=...) can: the override keeps "
+        "the copy's jit too; merge by hand"
+    ) in result.notes

@@ -16,12 +16,13 @@ positional-only parameter; every parameter without a default must be filled.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
-from typing import Optional
+from typing import Optional, Union
 
-from ..model.calls import Signature
+from ..model.calls import Signature, signature_of
 
-__all__ = ["bind_error"]
+__all__ = ["bind_error", "call_shape", "callable_signature"]
 
 
 def _names(names: Sequence[str]) -> str:
@@ -65,3 +66,41 @@ def bind_error(sig: Signature, positional: int, keywords: Sequence[str]) -> Opti
     if missing:
         return f"missing required keyword-only argument {_names(missing)}"
     return None
+
+
+def callable_signature(
+    node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef],
+) -> Optional[Signature]:
+    """What a call of the ``def`` or ``class`` *node* binds to, or ``None`` when unknown.
+
+    A class is called through its ``__init__`` (its first parameter, ``self``,
+    filled by the call); a class without one in its body, or one with
+    decorators (a dataclass writes its own), is unknown.
+    """
+    if not isinstance(node, ast.ClassDef):
+        return signature_of(node)
+    if node.decorator_list:
+        return None
+    init = next(
+        (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+    )
+    if init is None or init.decorator_list:
+        return None
+    sig = signature_of(init)
+    if sig.positional_only:
+        return sig._replace(positional_only=sig.positional_only[1:], required=sig.required - 1)
+    if sig.positional:
+        return sig._replace(positional=sig.positional[1:], required=max(sig.required - 1, 0))
+    return None  # def __init__(*args): the instance is somewhere in args
+
+
+def call_shape(call: ast.Call) -> Optional[tuple[int, tuple[str, ...]]]:
+    """The number of positional arguments and the keyword names of *call*.
+
+    ``None`` when it unpacks (``*a``, ``**k``): what it passes is unknown.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if any(k.arg is None for k in call.keywords):
+        return None
+    return len(call.args), tuple(k.arg for k in call.keywords if k.arg is not None)

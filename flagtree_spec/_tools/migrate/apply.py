@@ -13,12 +13,15 @@ import ast
 import io
 import os
 import shutil
+import subprocess
+import tempfile
 import tokenize
 from typing import Callable, Optional
 
 from ..model.model import InputError
 from ..model.source import Source
-from .plan import Plan, _git
+from .base import git
+from .plan import Plan
 
 __all__ = ["IDIOM", "Snapshot", "apply", "insert_spec_path"]
 
@@ -92,12 +95,12 @@ class _Git:
         while not os.path.isdir(where):
             where = os.path.dirname(where)
         try:
-            self.top: Optional[str] = _git(where, "rev-parse", "--show-toplevel", what="git")
+            self.top: Optional[str] = git(where, "rev-parse", "--show-toplevel", what="git")
         except InputError:
             self.top = None
         self.tracked: set[str] = set()
         if self.top is not None:
-            listed = _git(
+            listed = git(
                 self.top,
                 "ls-files",
                 "-z",
@@ -112,38 +115,81 @@ class _Git:
         if self.top is None:
             return f"{folder} is not in a git work tree"
         rel = os.path.relpath(folder, self.top)
-        changed = _git(
+        changed = git(
             self.top, "diff", "--name-only", "--diff-filter=d", "HEAD", "--", rel, what="git diff"
         )
-        untracked = _git(
+        untracked = git(
             self.top, "ls-files", "--others", "--exclude-standard", "--", rel, what="git ls-files"
         )
         files = (changed + "\n" + untracked).split()
         return f"uncommitted changes in {', '.join(files[:3])}" if files else ""
 
+    def sparse(self) -> bool:
+        """Whether the work tree is a sparse checkout (some paths are outside it)."""
+        if self.top is None:
+            return False
+        proc = subprocess.run(
+            ["git", "config", "--bool", "core.sparseCheckout"],
+            cwd=self.top,
+            capture_output=True,
+            text=True,
+        )
+        return proc.stdout.strip() == "true"
+
+    def can_move(self, source: str, target: str) -> str:
+        """Why ``git mv`` of *source* to *target* would fail (a dry run), or ``""``."""
+        if self.top is None or _key(source) not in self.tracked:
+            return ""
+        proc = subprocess.run(
+            ["git", "mv", "-n", "-f", source, target], cwd=self.top, capture_output=True, text=True
+        )
+        if proc.returncode == 0:
+            return ""
+        return (proc.stderr.strip().splitlines() or ["git mv failed"])[0]
+
     def move(self, source: str, target: str) -> None:
         if _key(source) in self.tracked and self.top is not None:
-            _git(self.top, "mv", "-f", source, target, what="git mv")
+            git(self.top, "mv", "-f", source, target, what="git mv")
         else:
             os.replace(source, target)
 
     def add(self, path: str) -> None:
         if self.top is not None:
-            _git(self.top, "add", "--", path, what="git add")
+            git(self.top, "add", "--", path, what="git add")
 
     def remove(self, path: str) -> None:
         if _key(path) in self.tracked and self.top is not None:
-            _git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
+            git(self.top, "rm", "-q", "-f", "--cached", path, what="git rm")
         os.unlink(path)
 
 
 def apply(plan: Plan, *, add_spec_path: bool = False, history: bool = True) -> list[str]:
     """Carry out *plan*; return one line per change.  Raises :class:`InputError`.
 
-    *history* False skips the check that a minimized copy is committed in git
-    (for a scratch copy of the trees, which ``--verify`` migrates).
+    Every precondition is checked before the first change; a step that
+    fails after it (the disk full, a file changed meanwhile) undoes what was
+    done before the error is raised, so an :class:`InputError` always means
+    that nothing changed.  *history* False skips the check that a minimized
+    copy is committed in git (for a scratch copy of the trees, which
+    ``--verify`` migrates).
     """
     git = _Git(plan.fork)
+    _preconditions(plan, git, add_spec_path=add_spec_path, history=history)
+    with tempfile.TemporaryDirectory(prefix="flagtree-spec-apply-") as where:
+        snapshot = Snapshot(plan, where)
+        try:
+            return _apply(plan, git, add_spec_path)
+        except (OSError, InputError) as exc:
+            snapshot.restore()
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise InputError(
+                f"the migration failed half-way ({why}) and was rolled back: the tree is as "
+                "it was; fix the cause, then run again"
+            ) from None
+
+
+def _preconditions(plan: Plan, git: _Git, *, add_spec_path: bool, history: bool) -> None:
+    """Raise :class:`InputError` for anything that would stop :func:`apply` half-way."""
     if plan.minimize and history:
         why = git.clean(plan.fork)
         if why:
@@ -151,6 +197,35 @@ def apply(plan: Plan, *, add_spec_path: bool = False, history: bool = True) -> l
                 f"--apply with --minimize needs the copy committed and clean in git, so the "
                 f"full copy stays in history: {why}; commit it first"
             )
+    if add_spec_path:
+        # An __init__ the moves put into the mirror is read where it is now.
+        moved = {
+            plan.destination(s): os.path.join(plan.fork, *s.path.split("/")) for s in plan.steps
+        }
+        for init in plan.spec_path:
+            path = init if os.path.lexists(init) else moved.get(init, init)
+            error = Source(path).error
+            if error is not None:
+                raise InputError(f"cannot add spec_path to {init}: {error.message}")
+    if git.sparse():
+        # A destination outside the sparse checkout: git mv and git add refuse it.
+        tried: set[str] = set()
+        for step in plan.steps:
+            target = plan.destination(step)
+            source = os.path.join(plan.fork, *step.path.split("/"))
+            if target is None or os.path.lexists(target) or os.path.dirname(target) in tried:
+                continue
+            tried.add(os.path.dirname(target))
+            why = git.can_move(source, target)
+            if why:
+                folder = os.path.relpath(os.path.dirname(target), git.top or "")
+                raise InputError(
+                    f"{target} lies outside the sparse checkout ({why}); add its folder "
+                    f"(git sparse-checkout add {folder}), then run again"
+                )
+
+
+def _apply(plan: Plan, git: _Git, add_spec_path: bool) -> list[str]:
     done: list[str] = []
     for k, step in enumerate(plan.steps, 1):
         source = os.path.join(plan.fork, *step.path.split("/"))
@@ -250,4 +325,4 @@ class Snapshot:
         if self.git.top is not None:
             paths = [plan.fork, *self.folders, *plan.spec_path]
             rels = [os.path.relpath(p, self.git.top) for p in paths]
-            _git(self.git.top, "reset", "-q", "--", *rels, what="git reset")
+            git(self.git.top, "reset", "-q", "--", *rels, what="git reset")

@@ -248,7 +248,8 @@ def _run(args: argparse.Namespace) -> int:
                 for line in applied:
                     print(f"done: {line.replace(here, '')}")
             if wanted:
-                verification = verify(plan, overlay, _new_environment(plan, backend))
+                environment = _new_environment(plan, backend)
+                verification = verify(plan, overlay, environment, base=base)
                 undone = False
                 if not verification.ok and snapshot is not None:
                     snapshot.restore()

@@ -23,7 +23,6 @@ verification is static only, and says so.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import shutil
@@ -35,24 +34,37 @@ from typing import Any, NamedTuple, Optional
 
 from . import probe
 from .apply import apply
+from .compare import Facts, Sides, facts, judge, left_alone
+from .overlay import copy_overlay, trunk_copy
 from .plan import BaseTree, Plan, make_plan
 
 __all__ = ["Verification", "copy_overlay", "modules_of", "rehearse", "report", "verify"]
 
 
 class Verification(NamedTuple):
-    """The outcome: *status* is ``equivalent``, ``differs`` or ``static-only``."""
+    """The outcome: *status* is ``equivalent``, ``differs`` or ``static-only``.
+
+    *counts*: the copy's modules, those imported on both sides and compared,
+    those failing the same way on both sides (not compared), and the names
+    compared.
+    """
 
     status: str
     reason: str
     modules: list[dict[str, Any]]  # per module: name, copy, new, differences, expected
+    counts: Optional[dict[str, int]] = None
 
     @property
     def ok(self) -> bool:
         return self.status != "differs"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "reason": self.reason, "modules": self.modules}
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "compared": self.counts or {},
+            "modules": self.modules,
+        }
 
 
 def modules_of(plan: Plan) -> list[str]:
@@ -68,53 +80,6 @@ def modules_of(plan: Plan) -> list[str]:
         if all(p.isidentifier() for p in parts):
             found.add(".".join([root, *parts]))
     return sorted(found, key=lambda m: (m.count("."), m))
-
-
-def copy_overlay(plan: Plan, where: str) -> str:
-    """Build the copy as the backend ran it under *where*; return the folder holding it.
-
-    Trunk's Python files are copied and its other files (compiled parts)
-    linked, then the copy's files are copied over them, so the overlay
-    survives ``--apply`` moving the copy and editing trunk's ``__init__`` files.
-    """
-    root = os.path.basename(plan.trunk)
-    top = os.path.join(where, "copy")
-    package = os.path.join(top, root)
-    _trunk_copy(plan.trunk, package)
-    for folder, dirs, files in os.walk(plan.fork):
-        # A linked folder of the copy points into trunk, which is there already.
-        dirs[:] = [
-            d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
-        ]
-        rel = os.path.relpath(folder, plan.fork)
-        if os.path.islink(os.path.join(package, rel)):  # trunk's linked folder, the copy's own
-            os.unlink(os.path.join(package, rel))
-        os.makedirs(os.path.join(package, rel), exist_ok=True)
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
-            if os.path.islink(source):
-                continue  # a link of the copy points into trunk, which is there already
-            if os.path.lexists(target):
-                os.unlink(target)
-            shutil.copy2(source, target)
-    return top
-
-
-def _trunk_copy(trunk: str, package: str) -> None:
-    """Trunk's Python files copied to *package*, its other files (compiled parts) linked."""
-    for folder, dirs, files in os.walk(trunk):
-        rel = os.path.relpath(folder, trunk)
-        os.makedirs(os.path.join(package, rel), exist_ok=True)
-        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
-        for name in links:
-            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
-        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
-            if name.endswith(".py"):
-                shutil.copy2(source, target)
-            else:
-                os.symlink(source, target)
 
 
 def rehearse(
@@ -136,7 +101,7 @@ def rehearse(
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-rehearse-") as where:
         overlay = copy_overlay(plan, where)
         trunk = os.path.join(where, "trunk", root)
-        _trunk_copy(plan.trunk, trunk)
+        trunk_copy(plan.trunk, trunk)
         spec_root = os.path.join(where, "backend", "spec")
         if os.path.isdir(os.path.dirname(plan.into)):
             shutil.copytree(os.path.dirname(plan.into), spec_root, symlinks=True)
@@ -146,7 +111,7 @@ def rehearse(
         scratch = make_plan(fork, trunk, into, lower=lower, minimize_files=plan.minimize, base=base)
         apply(scratch, add_spec_path=add_spec_path, history=False)
         env = {"FLAGTREE_SPEC_PATH": spec_root, "FLAGTREE_BACKEND": "none"}
-        return verify(scratch, overlay, env, timeout=timeout)
+        return verify(scratch, overlay, env, base=base, timeout=timeout)
 
 
 def _environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -193,159 +158,38 @@ def _probe(
     return data, ""
 
 
-def _left_to_trunk(plan: Plan) -> dict[str, Optional[set[str]]]:
-    """Per module: the names its override binds again; every other name is trunk's by plan.
-
-    A minimized override binds what its statements bind; a dropped module
-    binds nothing (trunk's module is the one that runs).
-    """
-    root = os.path.basename(plan.trunk)
-    found: dict[str, Optional[set[str]]] = {}
-    for step in plan.steps:
-        if not step.path.endswith(".py") or step.action not in ("minimize", "drop"):
-            continue
-        parts = step.path[:-3].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if step.text is None:  # dropped: trunk's module, every name of it
-            found[".".join([root, *parts])] = set()
-            continue
-        try:
-            tree = ast.parse(step.text)
-        except SyntaxError:
-            continue
-        found[".".join([root, *parts])] = _module_level_names(tree)
-    return found
-
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.comprehension)
-
-
-def _module_level_names(tree: ast.Module) -> set[str]:
-    """The names a module binds at module level (in ``if`` and ``try`` blocks too);
-    a name bound inside a function, a class or a comprehension is not one of them."""
-    bound: set[str] = set()
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            pending.extend(node.decorator_list)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).partition(".")[0])
-        pending.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
-    return bound
-
-
-def _compare(
-    name: str,
-    copy: dict[str, Any],
-    trunk: dict[str, Any],
-    new: dict[str, Any],
-    rebound: Optional[set[str]],
-    trunks_own: set[str],
-    expected: set[tuple[Optional[str], Optional[str]]],
-) -> list[str]:
-    if rebound is not None and not rebound and new == trunk:
-        return []  # a dropped module: trunk's, by plan, and it is trunk's exactly
-    if "error" in copy or "error" in new:
-        if copy.get("error") == new.get("error"):
-            return []
-        if "error" in copy and "error" in new:
-            return [
-                f"fails differently: as the copy {copy['error']}; from trunk and the "
-                f"spec tree {new['error']}"
-            ]
-        if "error" in new:
-            return [f"imports as the copy, fails from trunk and the spec tree: {new['error']}"]
-        return [f"fails as the copy ({copy['error']}), imports from trunk and the spec tree"]
-    mine, theirs, got = copy["names"], trunk.get("names", {}), new["names"]
-    out: list[str] = []
-    for key in sorted(set(mine) | set(got)):
-        want_trunk = rebound is not None and key not in rebound
-        value = got.get(key)
-        if want_trunk:
-            # Trunk's statement runs; an import there may reach a module the
-            # backend changed, and then holds the copy's value.
-            if value != theirs.get(key) and value != mine.get(key):
-                out.append(f"{key}: the plan leaves it to trunk, but it is not trunk's")
-            continue
-        if value == mine.get(key):
-            continue
-        if value is not None and value in trunks_own:
-            continue  # trunk's definition, by plan, reached through an import
-        if key not in mine and value == theirs.get(key):
-            continue  # trunk added it, in a module the plan does not minimize
-        if (mine.get(key), value) in expected:
-            continue  # a value of the root __init__ kept in migrate-leftovers
-        if _members_by_plan(key, copy, new, trunks_own):
-            continue  # members that trunk's definitions, by plan, attached to the class
-        if key not in got:
-            out.append(f"{key}: the copy has it, trunk and the spec tree lose it")
-        elif key not in mine:
-            out.append(f"{key}: a name the copy never had ({value[:60]})")
-        else:
-            out.append(f"{key}: not the copy's ({_what_differs(key, copy, new)})")
-    return out
-
-
-def _members_by_plan(
-    key: str, copy: dict[str, Any], new: dict[str, Any], trunks_own: set[str]
-) -> bool:
-    """Whether class *key* differs only in members that are trunk's definitions by plan.
-
-    Triton's ``@_tensor_member_fn`` in ``standard.py`` attaches ``sort`` to
-    ``core.tensor``: where the plan gives trunk's ``sort``, the class holds it.
-    """
-    mine = copy.get("members", {}).get(key)
-    got = new.get("members", {}).get(key)
-    if mine is None or got is None or set(mine) != set(got):
-        return False
-    changed = [m for m in mine if mine[m] != got[m]]
-    return bool(changed) and all(got[m] in trunks_own for m in changed)
-
-
-def _what_differs(key: str, copy: dict[str, Any], new: dict[str, Any]) -> str:
-    """The members of class *key* that differ, or the two digests."""
-    mine = copy.get("members", {}).get(key)
-    got = new.get("members", {}).get(key)
-    if mine is None or got is None:
-        return f"{copy['names'][key][:50]} vs {new['names'][key][:50]}"
-    lost = sorted(set(mine) - set(got))
-    extra = sorted(set(got) - set(mine))
-    changed = sorted(m for m in set(mine) & set(got) if mine[m] != got[m])
-    parts = []
-    for label, names in (("lost", lost), ("not in the copy", extra), ("changed", changed)):
-        if names:
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            parts.append(f"members {label}: {shown}")
-    return "; ".join(parts) or "its bases differ"
-
-
 def verify(
     plan: Plan,
     copy_folder: str,
     new_env: Mapping[str, str],
     *,
+    base: Optional[BaseTree] = None,
     timeout: float = 600,
 ) -> Verification:
-    """Compare the copy (built by :func:`copy_overlay`) with trunk plus the new spec tree.
+    """Compare the copy (built by :func:`.overlay.copy_overlay`) with trunk plus the new spec tree.
 
     *new_env* holds the environment variables that make the new spec tree
-    active (``FLAGTREE_BACKEND`` or ``FLAGTREE_SPEC_PATH``).
+    active (``FLAGTREE_BACKEND`` or ``FLAGTREE_SPEC_PATH``); *base* is the
+    trunk the copy was made from, when it was given (it tells which names
+    the backend changed).
     """
     modules = modules_of(plan)
     root = modules[0]
+    top = os.path.dirname(plan.trunk)
+    # Paths inside the trees read alike on every side (also those computed from
+    # the folder holding the package, such as a sibling's).
     strip = [
         os.path.join(copy_folder, root),
         plan.trunk,
         plan.into,
         os.path.realpath(plan.trunk),
+        copy_folder,
+        top,
+        os.path.dirname(copy_folder),  # a repository root computed as parents[2]
+        os.path.dirname(top),
     ]
-    top = os.path.dirname(plan.trunk)
+    strip = [s for s in strip if s.count(os.sep) >= 2]  # never "/" or "/tmp" itself
+    static = facts(plan, copy_folder, base)
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-verify-") as where:
         trunk, why = _probe(
             top, modules, strip, {"FLAGTREE_BACKEND": "none"}, where, "trunk", timeout
@@ -364,18 +208,23 @@ def verify(
             new, why = _probe(top, modules, strip, new_env, where, "new", timeout)
         if why:
             return Verification("differs", why, [])
-    rebound = _left_to_trunk(plan)
-    trunks_own = {
-        trunk[m]["names"][k]
-        for m, names in rebound.items()
-        if names is not None and "names" in trunk.get(m, {})
-        for k in trunk[m]["names"]
-        if k not in names
-    }
+    return verdict(plan, modules, copy, trunk, new, static)
+
+
+def verdict(
+    plan: Plan,
+    modules: Sequence[str],
+    copy: Mapping[str, Any],
+    trunk: Mapping[str, Any],
+    new: Mapping[str, Any],
+    static: Mapping[str, Facts],
+) -> Verification:
+    """The verification from the three probe reports (per module) and the sources' facts."""
+    root = modules[0]
     leftovers = {
-        ".".join([root, *s.path[:-3].split("/")[:-1]]).rstrip(".")
+        _module_name(root, s.path)
         for s in plan.steps
-        if s.action == "keep" and s.path.endswith("__init__.py")
+        if s.action == "keep" and s.path.endswith(".py")
     }
     # What the copy's root __init__ (kept in migrate-leftovers) binds differently
     # from trunk's reaches other modules through imports: expected there too.
@@ -384,43 +233,141 @@ def verify(
         mine = copy.get(name, {}).get("names", {})
         theirs = trunk.get(name, {}).get("names", {})
         expected.update((mine.get(k), theirs.get(k)) for k in set(mine) | set(theirs))
+    missing = {"error": "not imported"}
+    sides = Sides(
+        {m: copy.get(m, missing) for m in modules},
+        trunk,
+        {m: new.get(m, missing) for m in modules},
+        static,
+    )
     results: list[dict[str, Any]] = []
-    failed = 0
+    failed = compared = names = aside = 0
+    both: list[str] = []
+    fixed: list[str] = []
+    gone: list[str] = []  # names of the copy that trunk deleted since the base
+    stranded: list[str] = []
+    stranded_by_root = "error" in sides.copy[root] and "error" in sides.new[root]
     for name in modules:
-        differences = _compare(
-            name,
-            copy.get(name, {"error": "not imported"}),
-            trunk.get(name, {}),
-            new.get(name, {"error": "not imported"}),
-            rebound.get(name),
-            trunks_own,
-            set() if name in leftovers else expected,
-        )
+        mine, got = sides.copy[name], sides.new[name]
         leftover = name in leftovers
+        if "error" in mine and "error" not in got and left_alone(static.get(name)):
+            # The copy's module equals the base's and fails; trunk fixed it since.
+            differences = []
+            fixed.append(name)
+        elif "error" in mine or "error" in got:
+            differences = _errors(mine, got)
+            if not differences:
+                both.append(name)
+            elif stranded_by_root and ("error" in mine) != ("error" in got):
+                # Left in sys.modules by the root package's failed import, in an order
+                # that the two root __init__ files decide: no evidence either way.
+                differences = []
+                stranded.append(name)
+        else:
+            judged = judge(name, sides, () if leftover else expected, plan.into)
+            differences = judged.differences
+            compared += 1
+            names += judged.compared
+            gone.extend(f"{name}.{k}" for k in judged.deleted)
+            aside += bool(differences) and leftover
         failed += bool(differences) and not leftover
         results.append(
             {
                 "module": name,
-                "copy": copy.get(name, {}).get("error", "imports"),
-                "new": new.get(name, {}).get("error", "imports"),
+                "copy": mine.get("error", "imports"),
+                "new": got.get("error", "imports"),
                 "differences": differences,
                 "expected": leftover,
             }
         )
+    counts = {
+        "modules": len(modules),
+        "compared": compared,
+        "failing": len(both),
+        "fixed_by_trunk": len(fixed),
+        "names": names,
+        "deleted_by_trunk": len(gone),
+        "stranded": len(stranded),
+    }
+    total = len(modules)
+    failing = ""
+    if both:
+        first = sides.copy[both[0]]["error"]
+        failing = (
+            f"; {len(both)} {_s(len(both), 'fails', 'fail')} the same way as the copy and "
+            f"{_s(len(both), 'is', 'are')} not compared "
+            f"({both[0]}: {first[:80]})"
+        )
+    if stranded:
+        failing += (
+            f"; {len(stranded)} {_s(len(stranded), 'imports', 'import')} on one side only, "
+            "left behind by the root package's failed import on both sides (not compared: "
+            f"{', '.join(stranded[:3])})"
+        )
+    if gone:
+        failing += (
+            f"; {len(gone)} {_s(len(gone), 'name')} of the copy {_s(len(gone), 'is', 'are')} "
+            "gone as trunk's deletions since the base "
+            f"({', '.join(gone[:4])}{' ...' if len(gone) > 4 else ''}: check that the base is "
+            "not newer than trunk)"
+        )
+    if fixed:
+        failing += (
+            f"; {len(fixed)} {_s(len(fixed), 'fails', 'fail')} as the copy, which holds the "
+            f"base's version, and {_s(len(fixed), 'imports', 'import')} as trunk's since (not "
+            f"compared: {', '.join(fixed[:3])})"
+        )
     if failed:
-        return Verification("differs", f"{failed} of {len(modules)} modules differ", results)
-    aside = sum(bool(r["differences"]) for r in results)
-    reason = f"{len(modules) - aside} modules import and match the copy"
+        reason = (
+            f"{failed} of {total} modules differ; {compared} imported on both sides "
+            f"({names} names compared){failing}"
+        )
+        return Verification("differs", reason, results, counts)
+    if not compared:
+        reason = f"nothing imported on both sides, so nothing was compared{failing}"
+        return Verification(
+            "static-only", reason + "; only the static proof holds", results, counts
+        )
+    reason = (
+        f"{compared - aside} of {total} modules imported on both sides and match the copy "
+        f"({names} names compared)"
+    )
     if aside:
-        reason += f"; {aside} differs as expected (its copy is kept in migrate-leftovers)"
-    return Verification("equivalent", reason, results)
+        reason += (
+            f"; {aside} {_s(aside, 'differs', 'differ')} as expected (kept in migrate-leftovers)"
+        )
+    return Verification("equivalent", reason + failing, results, counts)
+
+
+def _s(n: int, one: str, more: str = "") -> str:
+    """*one* for one, else *more* (default: *one* with an ``s``)."""
+    return one if n == 1 else (more or one + "s")
+
+
+def _module_name(root: str, rel: str) -> str:
+    parts = rel[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join([root, *parts])
+
+
+def _errors(copy: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The difference of a module that fails to import on one side or both."""
+    if copy.get("error") == new.get("error"):
+        return []
+    if "error" in copy and "error" in new:
+        return [
+            f"fails differently: as the copy {copy['error']}; from trunk and the "
+            f"spec tree {new['error']}"
+        ]
+    if "error" in new:
+        return [f"imports as the copy, fails from trunk and the spec tree: {new['error']}"]
+    return [f"fails as the copy ({copy['error']}), imports from trunk and the spec tree"]
 
 
 def report(verification: Verification, *, undone: Optional[bool]) -> list[str]:
     """The text lines ``migrate`` prints for *verification*."""
     out: list[str] = []
-    if verification.status == "static-only":
-        return [f"verify: STATIC ONLY: {verification.reason}"]
     shown = [m for m in verification.modules if m["differences"]]
     if verification.modules:
         width = max(len(m["module"]) for m in shown) if shown else 0
@@ -436,7 +383,9 @@ def report(verification: Verification, *, undone: Optional[bool]) -> list[str]:
                 out.append(f"verify: {'':<{width}}  {line}")
         if len(shown) > 40:
             out.append(f"verify: and {len(shown) - 40} more modules")
-    verdict = "equivalent" if verification.ok else "DIFFERS"
+    verdict = {"equivalent": "equivalent", "static-only": "STATIC ONLY"}.get(
+        verification.status, "DIFFERS"
+    )
     out.append(f"verify: {verdict}: {verification.reason}")
     if undone:
         out.append(

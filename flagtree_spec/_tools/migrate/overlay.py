@@ -1,0 +1,68 @@
+"""The trees ``--verify`` imports, built in a scratch folder before anything changes.
+
+:func:`copy_overlay` builds the copy as the backend ran it: trunk's files
+with the copy's laid over them.  :func:`trunk_copy` copies a trunk's Python
+files and links its other files (compiled parts), so a scratch trunk can be
+changed (``--add-spec-path``) while it still imports the real compiled parts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from .steps import Plan
+
+__all__ = ["copy_overlay", "trunk_copy"]
+
+
+def copy_overlay(plan: Plan, where: str) -> str:
+    """Build the copy as the backend ran it under *where*; return the folder holding it.
+
+    Trunk's Python files are copied and its other files (compiled parts)
+    linked, then the copy's files are copied over them, so the overlay
+    survives ``--apply`` moving the copy and editing trunk's ``__init__`` files.
+    """
+    root = os.path.basename(plan.trunk)
+    top = os.path.join(where, "copy")
+    package = os.path.join(top, root)
+    trunk_copy(plan.trunk, package)
+    for folder, dirs, files in os.walk(plan.fork):
+        # A linked folder of the copy points into trunk, which is there already.
+        dirs[:] = [
+            d for d in dirs if d != "__pycache__" and not os.path.islink(os.path.join(folder, d))
+        ]
+        rel = os.path.relpath(folder, plan.fork)
+        here = os.path.join(package, rel)
+        if os.path.islink(here):
+            # Trunk's linked folder (_C -> build/_C) where the copy has a real one (its
+            # .pyi stubs): trunk's files, then the copy's over them, as for any folder.
+            linked = os.path.realpath(here)
+            os.unlink(here)
+            trunk_copy(linked, here)
+        os.makedirs(os.path.join(package, rel), exist_ok=True)
+        for name in files:
+            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
+            if os.path.islink(source):
+                continue  # a link of the copy points into trunk, which is there already
+            if os.path.lexists(target):
+                os.unlink(target)
+            shutil.copy2(source, target)
+    return top
+
+
+def trunk_copy(trunk: str, package: str) -> None:
+    """Trunk's Python files copied to *package*, its other files (compiled parts) linked."""
+    for folder, dirs, files in os.walk(trunk):
+        rel = os.path.relpath(folder, trunk)
+        os.makedirs(os.path.join(package, rel), exist_ok=True)
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        for name in links:
+            os.symlink(os.path.join(folder, name), os.path.join(package, rel, name))
+        dirs[:] = [d for d in dirs if d != "__pycache__" and d not in links]
+        for name in files:
+            source, target = os.path.join(folder, name), os.path.join(package, rel, name)
+            if name.endswith(".py"):
+                shutil.copy2(source, target)
+            else:
+                os.symlink(source, target)
