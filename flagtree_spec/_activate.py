@@ -134,7 +134,7 @@ def _restore(saved: tuple[Any, ...], *, keep_imported: bool = False) -> None:
         for name in sorted(changed):
             restored = _state.known_root(name)
             if restored is not None:
-                _state.sync_marker_module(restored)
+                _state.sync_marker_module(restored, again=True)
         # The path finder's negative entries too: the cache is as it was before,
         # and each finder in it forgets what it listed while the body ran.
         importlib.invalidate_caches()
@@ -234,7 +234,7 @@ def activate(
         _state.refresh_dispatch()
         importlib.invalidate_caches()
         for state in new.values():
-            _state.sync_marker_module(state)
+            _state.sync_marker_module(state, again=True)
     return Activation(saved)
 
 

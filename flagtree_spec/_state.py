@@ -109,6 +109,7 @@ class RootState:
         "disabled",
         "dropped",
         "generation",
+        "marker_done",
         "marker_own",
         "marker_value",
         "rdir",
@@ -151,6 +152,7 @@ class RootState:
         # one this state makes it hold (see sync_marker_module).
         self.marker_own = marker_own
         self.marker_value = ",".join(stack)
+        self.marker_done = False  # synced for the spec_path calls (see sync_marker_module)
 
     @property
     def specialised(self) -> bool:
@@ -372,7 +374,7 @@ def _resolve(root: str) -> RootState:
             refresh_dispatch()
 
 
-def sync_marker_module(state: RootState) -> None:
+def sync_marker_module(state: RootState, *, again: bool = False) -> None:
     """Make FlagTree's marker module ``R._flagtree_backend`` name *state*'s backend stack.
 
     FlagTree's trunk reads ``R._flagtree_backend.FLAGTREE_BACKEND`` itself (to
@@ -383,23 +385,35 @@ def sync_marker_module(state: RootState) -> None:
     the library's stack (``"a,b"``, ``""`` for none) where they differ.  The
     module is imported for that only when it must change and its root package
     is being imported already; it is never executed to *read* the marker.
-    Called with no lock held, from ``spec_path`` and ``activate()``.
+    Called with no lock held: from every ``spec_path`` call, where it does the
+    work once per state, and with *again* from ``activate()`` and the restore
+    of its context, which may have left another value in the module.
     """
+    if state.marker_done and not again:
+        return
     name = state.root + "._flagtree_backend"
     module = sys.modules.get(name)
     if module is None:
-        if state.marker_value == state.marker_own or state.root not in sys.modules:
+        if state.marker_value == state.marker_own:
+            state.marker_done = True  # imported later, it computes the same value
             return
+        if state.root not in sys.modules:
+            return  # the root package's own spec_path call comes later
         if not os.path.isfile(os.path.join(state.rdir, "_flagtree_backend.py")):
+            state.marker_done = True
             return
         try:
             module = importlib.import_module(name)
         except Exception as exc:  # the trunk's own import of it will report it
             logger.debug("cannot import %s to set its FLAGTREE_BACKEND: %r", name, exc)
+            state.marker_done = True
             return
     if getattr(module, "FLAGTREE_BACKEND", None) != state.marker_value:
-        logger.debug("%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source)
+        logger.debug(
+            "%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source
+        )
         setattr(module, "FLAGTREE_BACKEND", state.marker_value)  # noqa: B010
+    state.marker_done = True
 
 
 # --------------------------------------------------------------------------- dispatch
