@@ -409,9 +409,7 @@ def sync_marker_module(state: RootState, *, again: bool = False) -> None:
             state.marker_done = True
             return
     if getattr(module, "FLAGTREE_BACKEND", None) != state.marker_value:
-        logger.debug(
-            "%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source
-        )
+        logger.debug("%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source)
         setattr(module, "FLAGTREE_BACKEND", state.marker_value)  # noqa: B010
     state.marker_done = True
 
