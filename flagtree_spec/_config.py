@@ -16,10 +16,12 @@ from ._errors import SpecConfigError
 
 __all__ = [
     "DECLARATION",
+    "FLAGTREE_SPEC_FILES",
     "MARKER_FILE",
     "MARKER_MODULE",
     "Declaration",
     "Marker",
+    "computes_marker",
     "env_flag",
     "parse_module_names",
     "parse_stack",
@@ -29,6 +31,8 @@ __all__ = [
 ]
 
 MARKER_FILE: Final = "FLAGTREE_BACKEND"
+# FlagTree's own spec file, newest name first.
+FLAGTREE_SPEC_FILES: Final = ("_flagtree_spec.py", "flagtree_spec.py")
 MARKER_MODULE: Final = "_flagtree_backend.py"
 DECLARATION: Final = "flagtree_spec.json"
 
@@ -273,6 +277,17 @@ def read_marker(rdir: str) -> Optional[Marker]:
             f" but {found[1].path} names {','.join(found[1].stack) or 'none'}; keep one"
         )
     return found[0] if found else None
+
+
+def computes_marker(rdir: str) -> bool:
+    """Whether ``<rdir>/_flagtree_backend.py`` is FlagTree's module, which computes its
+    ``FLAGTREE_BACKEND`` (a literal marker, a malformed or missing module: no)."""
+    path = os.path.join(rdir, MARKER_MODULE)
+    try:
+        data = _read_limited(path, _MAX_DECLARATION, "backend marker")
+        return data is not None and _marker_module_value(data, path) is None
+    except SpecConfigError:
+        return False
 
 
 def _marker_module_value(data: bytes, path: str) -> Optional[str]:

@@ -397,7 +397,11 @@ class _Finder:
             else:
                 # "" and "." name the spec root itself: a flat mirror, with no "/./" in paths.
                 mirror = path if decl.mirror == os.curdir else os.path.join(path, decl.mirror)
-                mirror_rule = f"the declaration says mirror: {decl.mirror!r}"
+                mirror_rule = (
+                    "the declaration names the spec root itself as the mirror"
+                    if decl.mirror == os.curdir
+                    else f"the declaration says mirror: {decl.mirror!r}"
+                )
             if mirror is not None and not os.path.isdir(mirror):
                 raise SpecConfigError(
                     f"backend declaration {decl.path}: mirror {decl.mirror!r} is not a directory"

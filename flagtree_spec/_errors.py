@@ -16,10 +16,10 @@ class SpecConfigError(SpecError):
 class SpecImportError(SpecError, ImportError):
     """A backend's hook module failed to import.
 
-    Both a :class:`SpecError` and an :class:`ImportError`: FlagTree's trunk
-    code guards hook calls with ``except ImportError`` (its own spec file
-    treated a hook module that fails to import as "no hook"), and that code
-    must keep working.  Catch :class:`SpecImportError` (or :class:`SpecError`)
+    Both a :class:`SpecError` and an :class:`ImportError`: FlagTree's own
+    spec file treated a hook module that fails to import as "no hook", and trunk
+    code that guards an optional backend with ``except ImportError`` must keep
+    working.  Catch :class:`SpecImportError` (or :class:`SpecError`)
     to tell a broken backend from a missing optional module.  The original
     exception is chained as ``__cause__``; ``name`` is the hook module's name.
     """

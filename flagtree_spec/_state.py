@@ -20,9 +20,11 @@ from typing import Optional
 from . import _calls, _entrypoints
 from ._calls import Hook, HookTable
 from ._config import (
+    FLAGTREE_SPEC_FILES,
     MAX_NAMES,
     Marker,
     check_backend_name,
+    computes_marker,
     env_flag,
     parse_module_names,
     parse_stack,
@@ -129,7 +131,7 @@ class RootState:
         found: Discovery,
         disabled: tuple[str, ...] = (),
         generation: int = 0,
-        marker_own: str = "",
+        marker_own: Optional[str] = "",
     ) -> None:
         self.generation = generation
         self.root = root
@@ -151,7 +153,8 @@ class RootState:
         # the FLAGTREE_BACKEND it computes from the build's marker (marker_own), and the
         # one this state makes it hold (see sync_marker_module).
         self.marker_own = marker_own
-        self.marker_value = ",".join(stack)
+        # FlagTree's trunk knows one backend: the highest of the stack.
+        self.marker_value = stack[0] if stack else ""
         self.marker_done = False  # synced for the spec_path calls (see sync_marker_module)
 
     @property
@@ -233,7 +236,13 @@ def _compute(root: str, generation: int = -1, rdir: Optional[str] = None) -> Roo
             marker = _marker(rdir, True)
         except SpecConfigError:  # FLAGTREE_SPEC_STRICT=1: activate() decides, not the marker
             marker = None
-    own = ",".join(marker.stack) if marker is not None else ""
+    # What FlagTree's module computes: the marker's backend, "" with none, unknown (None)
+    # when the marker could not be read.
+    own = (
+        (marker.stack[0] if marker.stack else "")
+        if marker is not None
+        else (None if rdir in _unreadable else "")
+    )
     if override is not None and override.spec_roots is not None:
         found = Discovery((), explicit_roots(root, rdir, override.spec_roots))
         state = RootState(
@@ -289,6 +298,8 @@ def _from_environment(rdir: str) -> tuple[tuple[str, ...], str, Optional[Marker]
 
 # Unreadable markers already reported on stderr, by folder: once per process.
 _reported: set[str] = set()
+# Folders whose marker could not be read (the sync of FlagTree's module then sets it).
+_unreadable: set[str] = set()
 
 
 def _marker(rdir: str, environment_decides: bool) -> Optional[Marker]:
@@ -302,8 +313,9 @@ def _marker(rdir: str, environment_decides: bool) -> Optional[Marker]:
     ``-W error`` run would turn into a failed import).
     """
     try:
-        return read_marker(rdir)
+        found = read_marker(rdir)
     except SpecConfigError as exc:
+        _unreadable.add(rdir)
         if env_flag("FLAGTREE_SPEC_STRICT"):
             raise SpecConfigError(f"{exc} [FLAGTREE_SPEC_STRICT=1]") from None
         if environment_decides:
@@ -318,6 +330,8 @@ def _marker(rdir: str, environment_decides: bool) -> Optional[Marker]:
                     "FLAGTREE_SPEC_STRICT=1 to make this an error\n"
                 )
         return None
+    _unreadable.discard(rdir)
+    return found
 
 
 def state_of(root: str) -> RootState:
@@ -375,19 +389,22 @@ def _resolve(root: str) -> RootState:
 
 
 def sync_marker_module(state: RootState, *, again: bool = False) -> None:
-    """Make FlagTree's marker module ``R._flagtree_backend`` name *state*'s backend stack.
+    """Make FlagTree's marker module ``R._flagtree_backend`` name *state*'s backend.
 
     FlagTree's trunk reads ``R._flagtree_backend.FLAGTREE_BACKEND`` itself (to
     pick code paths per backend), a value its module computes from the build's
     marker file; the library's backend can also come from ``FLAGTREE_BACKEND``
     in the environment (``none`` included) or ``activate()``.  So that the two
     never disagree in one process, the module's ``FLAGTREE_BACKEND`` is set to
-    the library's stack (``"a,b"``, ``""`` for none) where they differ.  The
-    module is imported for that only when it must change and its root package
-    is being imported already; it is never executed to *read* the marker.
-    Called with no lock held: from every ``spec_path`` call, where it does the
-    work once per state, and with *again* from ``activate()`` and the restore
-    of its context, which may have left another value in the module.
+    the library's (the highest backend of its stack, ``""`` for none) where
+    they differ.  A module the trunk imported already is set as it is; one not
+    yet imported is imported for that only when its value must change, the root
+    package is being imported, the trunk holds a FlagTree spec file and the
+    module is FlagTree's, which *computes* the value (a marker module holding a
+    literal is read, never executed).  Called with no lock held: from every
+    ``spec_path`` call, where it does the work once per state, and with *again*
+    from ``activate()`` and the restore of its context, which may have left
+    another value in the module.
     """
     if state.marker_done and not again:
         return
@@ -399,19 +416,23 @@ def sync_marker_module(state: RootState, *, again: bool = False) -> None:
             return
         if state.root not in sys.modules:
             return  # the root package's own spec_path call comes later
-        if not os.path.isfile(os.path.join(state.rdir, "_flagtree_backend.py")):
-            state.marker_done = True
+        state.marker_done = True
+        if not _flagtree_trunk(state.rdir) or not computes_marker(state.rdir):
             return
         try:
             module = importlib.import_module(name)
         except Exception as exc:  # the trunk's own import of it will report it
             logger.debug("cannot import %s to set its FLAGTREE_BACKEND: %r", name, exc)
-            state.marker_done = True
             return
     if getattr(module, "FLAGTREE_BACKEND", None) != state.marker_value:
         logger.debug("%s.FLAGTREE_BACKEND set to %r (%s)", name, state.marker_value, state.source)
         setattr(module, "FLAGTREE_BACKEND", state.marker_value)  # noqa: B010
     state.marker_done = True
+
+
+def _flagtree_trunk(rdir: str) -> bool:
+    """Whether the trunk folder *rdir* holds FlagTree's spec file, under either name."""
+    return any(os.path.isfile(os.path.join(rdir, n)) for n in FLAGTREE_SPEC_FILES)
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -36,6 +36,7 @@ import os
 import sys
 from collections.abc import Iterable, MutableSequence
 from types import ModuleType
+from typing import Optional
 
 from . import _path
 from ._bind import BindResult, bind_symbols
@@ -53,12 +54,13 @@ __all__ = [
 spec_call = spec
 
 
-def spec_path(path: MutableSequence[str], exclude: Iterable[str] = ()) -> list[str]:
+def spec_path(path: MutableSequence[str], exclude: Optional[Iterable[str]] = ()) -> list[str]:
     """Put the active backends' mirror folders first on a package's ``__path__``.
 
     FlagTree's signature of :func:`flagtree_spec.spec_path`: *exclude* may be
-    given by position, as FlagTree's root ``__init__.py`` does
-    (``spec_path(__path__, ("backends", "_C"))``); the names in it, relative to
+    given by keyword, as FlagTree's root ``__init__.py`` does
+    (``spec_path(__path__, exclude=("backends", "_C"))``), or by position, and
+    ``None`` is no exclusion, as it was there; the names in it, relative to
     the calling package, always load from trunk, with everything below them.
     As in FlagTree, a name that is a namespace package of the trunk (a folder
     with no ``__init__.py``, such as Triton's ``_C``) is not kept on trunk:
@@ -66,6 +68,8 @@ def spec_path(path: MutableSequence[str], exclude: Iterable[str] = ()) -> list[s
     mirror folders added (FlagTree's returned ``None``).
     """
     frame = sys._getframe(1)
+    if exclude is None:  # FlagTree's own spec_path took "if exclude:"
+        exclude = ()
     if isinstance(exclude, str):  # the library's error for a bare string names the fix
         return _path.overlay(path, None, exclude, frame)
     kept = [e for e in exclude if not _namespace_in_trunk(path, e)]

@@ -67,6 +67,14 @@ VARIANTS = {
         f"third_party/{MT}/python/triton",
         root_args='__path__, ("backends", "_C")',
     ),
+    "driver-overlay": Layout(
+        "flagtree_spec",
+        "spec",
+        True,
+        f"python/triton/backends/{MT}/spec",
+        f"third_party/{MT}/python/triton",
+        root_args='__path__, exclude=("backends", "_C")',
+    ),
     "spec-B": Layout("flagtree_spec", "spec", False, f"triton/spec/{MT}", f"triton/spec/{MT}"),
     "spec-B-backends-hooks": Layout(
         "flagtree_spec", "spec", False, f"triton/backends/{MT}/spec", f"triton/spec/{MT}"
@@ -101,6 +109,7 @@ HOOK_MODULE = {
     "backends-spec": f"triton.backends.{MT}.spec",
     "driver": f"triton.backends.{MT}.spec",
     "checkout-overlay": f"triton.backends.{MT}.spec",
+    "driver-overlay": f"triton.backends.{MT}.spec",
     "spec-B": f"triton.spec.{MT}",
     "spec-B-backends-hooks": f"triton.backends.{MT}.spec",
     "renamed": f"triton.backends.{MT}.spec.triton",
@@ -138,9 +147,9 @@ def build(tmp_path: Path, variant: str, *, forwarder: bool = False) -> tuple[Pat
         shutil.copyfile(PARTS / "own" / f"{own}.py", spec)
     _copy(PARTS / "spectree/hooks", top / layout.hooks, words)
     _copy(PARTS / "spectree/mirror", top / layout.mirror, words)
-    if variant == "driver":
+    if variant in ("driver", "driver-overlay"):
         _copy(PARTS / "driver", trunk / "backends" / MT, words)
-    if variant == "checkout-overlay":
+    if variant in ("checkout-overlay", "driver-overlay"):
         # The checkout's copy holds stale copies of what the trunk's exclude keeps on trunk.
         copy = top / layout.mirror
         (copy / "backends").mkdir()

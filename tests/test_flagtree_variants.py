@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import scenario
+from conftest import run_python, scenario
 from flagtree_variants import HOOK_MODULE, MT, PARTS, VARIANTS, build
 
 from flagtree_spec import flagtree
@@ -241,3 +241,51 @@ def test_a_flagtree_marker_that_agrees_is_never_imported_by_the_library(tmp_path
         path=[folder],
     )
     assert out is False
+
+
+def test_a_stack_makes_flagtree_s_marker_module_name_its_highest_backend(tmp_path):
+    # FlagTree's trunk knows one backend: the highest of the library's stack.
+    folder, _ = build(tmp_path, "spec-call", forwarder=True)
+    out = scenario(
+        "import json, sys, triton, flagtree_spec\n"
+        "with flagtree_spec.activate('mthreads,other'):\n"
+        "    inside = sys.modules['triton._flagtree_backend'].FLAGTREE_BACKEND\n"
+        "print(json.dumps(inside))",
+        path=[folder],
+    )
+    assert out == "mthreads"
+
+
+def test_an_unreadable_marker_makes_flagtree_s_module_say_no_backend_as_the_library(tmp_path):
+    # The text file is no backend name: the library runs with none, and FlagTree's
+    # module, which reads the raw text, is made to agree.
+    folder, trunk = build(tmp_path, "spec-call", forwarder=True)
+    (trunk / "FLAGTREE_BACKEND").write_text("mthreads.v2\n")
+    proc = run_python(MARKER, path=[folder])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"library": [], "trunk_read": "", "module": ""}
+    assert "build-time backend marker ignored" in proc.stderr
+
+
+def test_a_marker_module_of_a_trunk_without_flagtree_s_spec_file_is_never_executed(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from flagtree_spec import spec_path\nspec_path(__path__)\n")
+    (pkg / "_flagtree_backend.py").write_text(
+        "import sys\nsys.stderr.write('MARKER MODULE EXECUTED\\n')\nFLAGTREE_BACKEND = 'vendor'\n"
+    )
+    proc = run_python(
+        "import json, sys, pkg\nprint(json.dumps('pkg._flagtree_backend' in sys.modules))",
+        path=[tmp_path],
+        env={"FLAGTREE_BACKEND": "none"},
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "false"
+    assert "MARKER MODULE EXECUTED" not in proc.stderr
+
+
+def test_spec_path_of_the_forwarder_takes_none_as_no_exclusion(tmp_path):
+    folder, trunk = build(tmp_path, "backends-spec", forwarder=True)
+    root = trunk / "__init__.py"
+    root.write_text(root.read_text().replace("spec_path(__path__)", "spec_path(__path__, None)"))
+    out = _probe(folder, "backends-spec")
+    assert {k: out[k] for k in EXPECTED} == EXPECTED

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run
-from flagtree_variants import MT, build
+from flagtree_variants import MT, PARTS, build
 
 from flagtree_spec._tools.adopt import probe
 from flagtree_spec._tools.adopt.proof import DIGESTS
@@ -127,7 +127,7 @@ def test_probe_describes_modules_and_asks_the_trunk_own_spec_func(
         json.dumps(
             {
                 "root": "triton",
-                "spec_file": "flagtree_spec",
+                "spec_files": ["flagtree_spec"],
                 "modules": ["triton", "triton.runtime.jit", "triton.nothing_here"],
                 "hooks": ["prune_configs", "not_a_hook"],
                 "hook_modules": [f"triton.backends.{MT}.spec"],
@@ -152,3 +152,77 @@ def test_probe_describes_modules_and_asks_the_trunk_own_spec_func(
     assert "prune_configs" in data["offered"] and isinstance(data["library"], bool)
     assert data["backend"] == MT
     assert str(trunk) not in json.dumps(data)
+
+
+def test_adopt_refuses_a_helper_of_the_spec_file_used_through_the_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Not "from triton._flagtree_spec import NAME" but the module's attribute, inside a
+    # function: no import would show it, so the name check must.
+    _, trunk = build(tmp_path, "spec-call")
+    own = trunk / "_flagtree_spec.py"
+    own.write_text(own.read_text() + "\n\ndef _triton_root():\n    return '/opt/triton'\n")
+    tuner = trunk / "runtime/autotuner.py"
+    tuner.write_text(
+        tuner.read_text() + "\n\ndef install_root():\n    from triton import _flagtree_spec\n\n"
+        "    return _flagtree_spec._triton_root()\n"
+    )
+    before = own.read_text()
+    code, _, err = run(capsys, "adopt", "--trunk", str(trunk))
+    assert code == 2 and "_triton_root (used by" in err and "nothing was changed" in err
+    assert own.read_text() == before
+
+
+def test_adopt_proves_and_replaces_both_files_when_the_trunk_has_both_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trunk half-way from flagtree_spec.py to _flagtree_spec.py: both are FlagTree's own,
+    # and both are switched, or neither.
+    _, trunk = build(tmp_path, "spec-call")
+    shutil.copyfile(PARTS / "own/spec-B.py", trunk / "flagtree_spec.py")
+    init = trunk / "runtime/__init__.py"
+    init.write_text(init.read_text().replace("triton._flagtree_spec", "triton.flagtree_spec"))
+    code, out, _ = run(capsys, "adopt", "--trunk", str(trunk), "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["proven"] is True
+    assert sorted(os.path.basename(p) for p in data["spec_files"]) == [
+        "_flagtree_spec.py",
+        "flagtree_spec.py",
+    ]
+    assert (trunk / "_flagtree_spec.py").read_text() == FORWARDER
+    assert (trunk / "flagtree_spec.py").read_text() == FORWARDER
+
+
+def test_a_spec_file_that_defines_spec_itself_is_flagtree_s_even_if_it_imports_the_library(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "flagtree_spec.py").write_text(
+        "from flagtree_spec import spec_path\n\n\ndef spec(name, *a, **k):\n    return None\n"
+    )
+    found = spec_file(str(tmp_path), "triton")
+    assert found is not None and found.kind == "flagtree"
+
+
+def test_adopt_reads_a_module_missing_on_both_sides_alike_whatever_the_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A stale copy of an excluded package's module: missing with both files, though the
+    # library's finder explains why in its message.
+    _, trunk = build(tmp_path, "checkout-overlay")
+    stale = trunk.parent.parent / f"third_party/{MT}/python/triton/backends/foo.py"
+    stale.write_text('WHERE = "stale copy"\n')
+    code, out, _ = run(capsys, "adopt", "--trunk", str(trunk), "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["proven"] is True, data["backends"][0]["differences"]
+
+
+def test_adopt_refuses_a_backend_a_literal_marker_module_does_not_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, trunk = build(tmp_path, "backends-spec")
+    (trunk / "FLAGTREE_BACKEND").unlink()
+    (trunk / "_flagtree_backend.py").write_text(f'FLAGTREE_BACKEND = "{MT}"\n')
+    code, _, err = run(capsys, "adopt", "--trunk", str(trunk), "-b", "other")
+    assert code == 2 and "as a literal, so the proof cannot run 'other'" in err
+    code, _, err = run(capsys, "adopt", "--trunk", str(trunk), "-b", "none")
+    assert code == 2 and "names no backend" in err

@@ -1,7 +1,7 @@
 """Run in a fresh interpreter by ``adopt``: import a root's modules, describe them.
 
 ``python adopt_probe.py CONFIG`` reads the JSON object CONFIG (``root``,
-``spec_file``, ``modules``, ``hooks``, ``strip``, ``digests``, ``report``),
+``spec_files``, ``modules``, ``hooks``, ``strip``, ``digests``, ``report``),
 imports every module in order and writes to the file ``report`` a JSON
 object: per module, whether it imported (else the exception's type and
 message), ``__spec__.origin``, ``__file__``, ``__path__`` and, per name of
@@ -51,11 +51,22 @@ def _text(text: str) -> str:
     return text[:300]
 
 
-def _from_spec_file(value: object, spec_module: str) -> bool:
+def _from_spec_file(value: object, spec_modules: list[str]) -> bool:
     module = getattr(value, "__module__", None)
     if not isinstance(module, str):
         return False
-    return module == spec_module or module == "flagtree_spec" or module.startswith("flagtree_spec.")
+    return (
+        module in spec_modules or module == "flagtree_spec" or module.startswith("flagtree_spec.")
+    )
+
+
+def _error(exc: BaseException) -> str:
+    """How a failed import is compared: a missing module by its name (the library's
+    finder explains an excluded module in its message), anything else by its text."""
+    name = getattr(exc, "name", None)
+    if isinstance(exc, ModuleNotFoundError) and isinstance(name, str):
+        return f"ModuleNotFoundError: No module named {name!r}"
+    return _text(f"{type(exc).__name__}: {exc}")
 
 
 def main(argv: list[str]) -> int:
@@ -64,13 +75,13 @@ def main(argv: list[str]) -> int:
     _STRIP.extend(sorted(config["strip"], key=len, reverse=True))
     digest: Callable[[Any], str] = runpy.run_path(config["digests"])["digest"]
     root: str = config["root"]
-    spec_module = f"{root}.{config['spec_file']}"
+    spec_modules = [f"{root}.{stem}" for stem in config["spec_files"]]
     modules: dict[str, dict[str, Any]] = {}
     for name in config["modules"]:
         try:
             importlib.import_module(name)
         except BaseException as exc:  # a failing module is a result, whatever it raises
-            modules[name] = {"error": _text(f"{type(exc).__name__}: {exc}")}
+            modules[name] = {"error": _error(exc)}
         else:
             modules[name] = {}
     for name, result in modules.items():
@@ -90,7 +101,7 @@ def main(argv: list[str]) -> int:
         for key, value in sorted(vars(module).items()):
             if key.startswith("__") and key.endswith("__"):
                 continue
-            if isinstance(value, types.FunctionType) and _from_spec_file(value, spec_module):
+            if isinstance(value, types.FunctionType) and _from_spec_file(value, spec_modules):
                 # spec_call is FlagTree's later name of spec: one function here.
                 role = "spec" if value.__name__ == "spec_call" else value.__name__
                 names[key] = f"<spec file> {role}"
@@ -98,7 +109,9 @@ def main(argv: list[str]) -> int:
                 names[key] = _text(digest(value))
         result["names"] = names
     hooks: dict[str, Optional[str]] = {}
-    ask = getattr(sys.modules.get(spec_module), "spec_func", None)
+    # The trunk's own spec_func: of the newest spec file that is imported.
+    loaded = [sys.modules[m] for m in spec_modules if m in sys.modules]
+    ask = getattr(loaded[0], "spec_func", None) if loaded else None
     for hook in config["hooks"]:
         try:
             found = ask(hook) if callable(ask) else None

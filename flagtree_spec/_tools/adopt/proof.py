@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Optional
 
 from ..model.flagtree import FORWARDER, SpecFile
@@ -61,7 +61,12 @@ class Comparison(NamedTuple):
 
 
 def imported_names(model: Model, spec: SpecFile) -> dict[str, set[str]]:
-    """Per file of the trunk and the mirrors, the names it imports from the spec file."""
+    """Per file of the trunk and the mirrors, the names it takes from the spec file: by
+    ``from R.<stem> import NAME``, as ``X.NAME`` of a name bound to the module
+    (``import R.<stem> as X``, ``from R import <stem>``, ``import R.<stem>``), and by a
+    star import (every public name the spec file binds itself)."""
+    import ast
+
     stem = os.path.basename(spec.path)[:-3]
     full = f"{model.root}.{stem}"
     found: dict[str, set[str]] = {}
@@ -72,33 +77,50 @@ def imported_names(model: Model, spec: SpecFile) -> dict[str, set[str]]:
     }
     files.update(e.path for _, e in model.mirror_files() if e.path.endswith(".py"))
     for path in sorted(files):
-        source = model.source(path)
-        tree = source.tree
-        if tree is None:
+        tree = model.source(path).tree
+        if tree is None or stem not in model.source(path).text:
             continue
-        for node in _imports_from(tree, path, model.rdir, model.root):
-            module, names = node
-            if module == full:
-                found.setdefault(path, set()).update(names)
+        package = _package_of(path, model.rdir, model.root)
+        aliases: set[str] = set()  # names bound to the module itself
+        dotted = False  # "import R.<stem>": its names read as R.<stem>.NAME
+        names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = _absolute(node, package)
+                for alias in node.names:
+                    if module == full:
+                        names.update(spec.defines if alias.name == "*" else {alias.name})
+                    elif module == full.rpartition(".")[0] and alias.name == stem:
+                        aliases.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == full:
+                        if alias.asname:
+                            aliases.add(alias.asname)
+                        else:
+                            dotted = True
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            value = node.value
+            if (isinstance(value, ast.Name) and value.id in aliases) or (
+                dotted and ast.unparse(value) == full
+            ):
+                names.add(node.attr)
+        if names:
+            found[path] = names
     return found
 
 
-def _imports_from(tree: Any, path: str, rdir: str, root: str) -> Iterator[tuple[str, list[str]]]:
-    import ast
-
-    package = _package_of(path, rdir, root)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            if package is None:
-                continue
-            parts = package.split(".")
-            base = parts[: len(parts) - (node.level - 1)]
-            module = ".".join([*base, *([node.module] if node.module else [])])
-        else:
-            module = node.module or ""
-        yield module, [a.name for a in node.names]
+def _absolute(node: Any, package: Optional[str]) -> str:
+    """The module an ``ImportFrom`` *node* in *package* imports from."""
+    if not node.level:
+        return str(node.module or "")
+    if package is None:
+        return ""
+    parts = package.split(".")
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
 
 
 def _package_of(path: str, rdir: str, root: str) -> Optional[str]:
@@ -154,7 +176,7 @@ def _write(path: str, text: str) -> None:
 
 def compare(
     model: Model,
-    spec: SpecFile,
+    files: Sequence[SpecFile],
     backend: str,
     modules: Sequence[str],
     hooks: Sequence[str],
@@ -172,7 +194,8 @@ def compare(
             folder, rdir = scratch_copy(model, scratch)
             _write(os.path.join(rdir, "FLAGTREE_BACKEND"), backend + "\n")
             if side == "forwarder":
-                _write(os.path.join(rdir, os.path.basename(spec.path)), FORWARDER)
+                for spec in files:
+                    _write(os.path.join(rdir, os.path.basename(spec.path)), FORWARDER)
             sides[side] = (folder, rdir, scratch)
         reports = {}
         wanted = list(hooks)
@@ -182,7 +205,7 @@ def compare(
                     python,
                     side,
                     model.root,
-                    spec,
+                    files,
                     folder,
                     scratch,
                     modules,
@@ -213,7 +236,7 @@ def _probe(
     python: str,
     side: str,
     root: str,
-    spec: SpecFile,
+    files: Sequence[SpecFile],
     folder: str,
     scratch: str,
     modules: Sequence[str],
@@ -230,7 +253,7 @@ def _probe(
         json.dump(
             {
                 "root": root,
-                "spec_file": os.path.basename(spec.path)[:-3],
+                "spec_files": [os.path.basename(f.path)[:-3] for f in files],
                 "modules": list(modules),
                 "hooks": list(hooks),
                 "hook_modules": list(hook_modules),
@@ -242,6 +265,8 @@ def _probe(
         )
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLAGTREE_")}
     env.pop("PYTHONPATH", None)
+    # No bytecode written: in a checkout, third_party is the checkout's own folder.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     # The scratch copy first; on the forwarder's side, a folder holding only a link to
     # this library, so that FlagTree's own file runs without it (unless the trunk imports
     # it) and no other package of this library's environment joins the trunk's.

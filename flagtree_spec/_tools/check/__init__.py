@@ -8,5 +8,7 @@
   ``imports`` (FTS004, FTS019), ``hooks`` (hook modules and hook calls), ``inherit``
   (``inherit`` overrides), ``layout`` (files of a spec root outside what
   loads), ``upgrade`` (drift since the lock);
-* ``signatures``: whether a hook call's arguments bind to the hook (FTS012).
+* ``signatures``: whether a hook call's arguments bind to the hook (FTS012);
+* ``foreign``: what the trunk's own ``spec_path`` does, for FTS001's and
+  FTS002's advice.
 """

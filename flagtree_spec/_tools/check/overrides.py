@@ -12,11 +12,17 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
-from ..model.flagtree import SpecFile, spec_file
 from ..model.model import Model
 from ..model.source import same_code
+from .foreign import (
+    foreign_does,
+    foreign_fix,
+    spec_path_import,
+    trunk_foreign_spec_path,
+    trunk_spec_file,
+)
 from .registry import Hit, Rule, _rel, _shown, rule
 
 if TYPE_CHECKING:
@@ -55,30 +61,11 @@ def _dead_reason(mf: MirrorFile) -> str:
     if parent.kind == "package" and not parent.specialised:
         return (
             f"{what}: package {parent_name} never calls spec_path(__path__), so it is never "
-            f"specialised; add '{_spec_path_import(model)}' and "
+            f"specialised; add '{spec_path_import(model)}' and "
             f"'spec_path(__path__)' to {parent.file}, or delete this file"
         )
     loads = module.file or "nothing"
     return f"{what}: {name} loads {loads} instead (a package or another file kind wins)"
-
-
-_spec_files: weakref.WeakKeyDictionary[Model, Optional[SpecFile]] = weakref.WeakKeyDictionary()
-
-
-def _trunk_spec_file(model: Model) -> Optional[SpecFile]:
-    """The trunk's FlagTree spec file (its own or the forwarder), read once per model."""
-    if model not in _spec_files:
-        _spec_files[model] = spec_file(model.rdir, model.root)
-    return _spec_files[model]
-
-
-def _spec_path_import(model: Model) -> str:
-    """The import of ``spec_path`` the trunk's package inits use: FlagTree's spec file
-    where the trunk has one (its own, or the forwarder), else this library."""
-    found = _trunk_spec_file(model)
-    if found is not None and found.kind != "other":
-        return f"from {model.root}.{os.path.basename(found.path)[:-3]} import spec_path"
-    return "from flagtree_spec import spec_path"
 
 
 # Per model: whether no package of the trunk calls spec_path (computed once), and the
@@ -251,8 +238,8 @@ class PackageInitOverride(Rule):
                 for child in sorted(mf.model.folder(trunk).children())
                 if mf.model.resolve(f"{module.name}.{child}").kind == "missing"
             ]
-            foreign = _trunk_foreign_spec_path(mf)
-            trunk_spec = _trunk_spec_file(mf.model)
+            foreign = trunk_foreign_spec_path(mf)
+            trunk_spec = trunk_spec_file(mf.model)
             if foreign is None and trunk_spec is not None and trunk_spec.kind == "flagtree":
                 foreign = trunk_spec.path  # the spec_path the trunk's package inits call
             if hidden and foreign:
@@ -263,8 +250,8 @@ class PackageInitOverride(Rule):
                     f"package-init override of {module.name} does not call spec_path(__path__), "
                     f"so its __path__ is the mirror folder only and trunk modules "
                     f"{_shown(hidden)} cannot be imported. The trunk's spec_path, from "
-                    f"{foreign}, would not help: {_foreign_does(mf.model, foreign)}. "
-                    f"{_foreign_fix(mf.model, foreign, calls=False)}",
+                    f"{foreign}, would not help: {foreign_does(mf.model, foreign)}. "
+                    f"{foreign_fix(mf.model, foreign, calls=False)}",
                 )
             elif hidden:
                 yield Hit(
@@ -297,9 +284,9 @@ class PackageInitOverride(Rule):
                     1,
                     1,
                     f"package-init override of {module.name} calls the spec_path of {foreign}, "
-                    f"not flagtree_spec's: {_foreign_does(mf.model, foreign)}, so its "
+                    f"not flagtree_spec's: {foreign_does(mf.model, foreign)}, so its "
                     f"__path__ stays the mirror folder and trunk modules {_shown(hidden)} cannot "
-                    f"be imported. {_foreign_fix(mf.model, foreign, calls=True)}",
+                    f"be imported. {foreign_fix(mf.model, foreign, calls=True)}",
                 )
 
 
@@ -684,54 +671,3 @@ class CompiledFile(Rule):
                 f"compiled file in the mirror tree of {mf.spec_root.backend or mf.spec_root.path}: "
                 "Python loads it like a module, but nobody can review it; keep sources only",
             )
-
-
-def _trunk_foreign_spec_path(mf: MirrorFile) -> Optional[str]:
-    """The trunk's own ``spec_path`` that the lower ``__init__`` of package-init
-    override *mf* calls (the next lower version, else the trunk's), if any."""
-    inits = [mf.lower] if mf.lower else []
-    inits += [os.path.join(t, "__init__.py") for t in mf.module.trunk]
-    for init in inits:
-        if init and os.path.isfile(init):
-            return mf.model.foreign_spec_path(init, mf.module.name)
-    return None
-
-
-def _foreign_does(model: Model, foreign: str) -> str:
-    """What a trunk's own ``spec_path`` (defined in *foreign*) does, for FTS002."""
-    found = _trunk_spec_file(model)
-    if found is not None and found.kind == "flagtree" and os.path.samefile(found.path, foreign):
-        return (
-            f"{found.describe(model.root)}; it never adds a package's trunk folders to the "
-            "path of a package whose __init__ comes from a mirror"
-        )
-    return (
-        "it is not flagtree_spec's, and nothing says it puts a package's trunk folders on "
-        "the path of a package whose __init__ comes from a mirror"
-    )
-
-
-def _foreign_fix(model: Model, foreign: str, calls: bool) -> str:
-    """What works for FTS002 where the trunk's ``spec_path`` is *foreign*; *calls* says
-    whether the override calls ``spec_path(__path__)`` already."""
-    inherit = (
-        "'from flagtree_spec import inherit' and 'inherit(globals())' in this override, "
-        "which runs the trunk __init__ and keeps its folders on __path__"
-    )
-    then = (
-        "its spec_path(__path__) then keeps them"
-        if calls
-        else "then add 'spec_path(__path__)' to this override"
-    )
-    found = _trunk_spec_file(model)
-    if found is not None and found.kind == "flagtree":
-        return (
-            f"Replace {foreign} by the forwarder ('flagtree-spec adopt' does it, proven by "
-            f"importing every module both ways), whose spec_path keeps the trunk folders: {then}; "
-            f"or, keeping FlagTree's own file, call {inherit} (spec_path(__path__) does not help "
-            "there); or delete this __init__.py"
-        )
-    return (
-        f"Replace {foreign} by the few lines that forward to flagtree_spec, whose spec_path "
-        f"keeps the trunk folders: {then}; or call {inherit}; or delete this __init__.py"
-    )

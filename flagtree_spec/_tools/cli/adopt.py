@@ -20,10 +20,10 @@ import sys
 from typing import Any
 
 from ... import flagtree
-from ..._config import parse_stack, read_marker
+from ..._config import MARKER_MODULE, parse_stack, read_marker
 from ..._discovery import _Finder, existing_backends
 from ..adopt.proof import Comparison, compare, imported_names
-from ..model.flagtree import FORWARDER, SpecFile, spec_file
+from ..model.flagtree import FORWARDER, SpecFile, spec_files
 from ..model.model import InputError, Model, load
 from .options import add_command, model_from
 from .output import Output
@@ -40,6 +40,11 @@ def _backends(args: argparse.Namespace, model: Model) -> list[str]:
         names: list[str] = []
         for value in args.backend:
             stack = parse_stack(value, "--backend")
+            if not stack:
+                raise InputError(
+                    f"--backend {value!r} names no backend: give the backend to prove, once "
+                    "per backend"
+                )
             if len(stack) != 1:
                 raise InputError(
                     f"--backend {value!r} names a stack; FlagTree's own spec file knows one "
@@ -72,15 +77,30 @@ def _hook_names(model: Model) -> list[str]:
     return sorted(names)
 
 
-def _modules(model: Model, spec: SpecFile) -> list[str]:
-    skip = f"{model.root}.{os.path.basename(spec.path)[:-3]}"
-    return [n for n in model.names() if n != skip and n.rpartition(".")[2] != "__main__"]
+def _modules(model: Model, files: list[SpecFile]) -> list[str]:
+    skip = {f"{model.root}.{os.path.basename(f.path)[:-3]}" for f in files}
+    return [n for n in model.names() if n not in skip and n.rpartition(".")[2] != "__main__"]
 
 
 def _own_hook_module(spec: SpecFile, root: str, backend: str) -> list[str]:
     if not spec.hooks or spec.hooks.startswith("driver."):
         return []
     return [spec.hooks.replace("{R}", root).replace("{B}", backend)]
+
+
+def _literal_marker(model: Model, backends: list[str]) -> None:
+    """Refuse a backend the scratch copies cannot be switched to: a marker module that
+    holds a literal names its backend whatever the text file says."""
+    marker = read_marker(model.rdir)
+    if marker is None or not marker.path.endswith(MARKER_MODULE):
+        return
+    other = [b for b in backends if b not in marker.stack]
+    if other:
+        raise InputError(
+            f"{marker.path} names backend {','.join(marker.stack)!r} as a literal, so the "
+            f"proof cannot run {other[0]!r}: prove {marker.stack[0]!r} (no -b), or make the "
+            "module read the FLAGTREE_BACKEND file as FlagTree's does"
+        )
 
 
 def _adopt(args: argparse.Namespace, out: Output) -> int:
@@ -92,46 +112,50 @@ def _adopt(args: argparse.Namespace, out: Output) -> int:
     args.backend = []
     base = model_from(args)
     args.backend = chosen
-    spec = spec_file(base.rdir, base.root)
-    if spec is None:
+    files = spec_files(base.rdir, base.root)
+    if not files:
         raise InputError(
             f"{base.rdir} holds no FlagTree spec file (_flagtree_spec.py or flagtree_spec.py) "
             "that parses: there is nothing to adopt"
         )
-    if spec.kind == "forwarder":
-        return _say(args, out, {"spec_file": spec.path, "adopted": True, "already": True}, [])
-    if spec.kind == "other":
+    own = [f for f in files if f.kind == "flagtree"]
+    if not own:
+        if any(f.kind == "forwarder" for f in files):
+            data = {"spec_file": files[0].path, "adopted": True, "already": True}
+            return _say(args, out, data, [])
         raise InputError(
-            f"{spec.path} defines none of spec_path, spec, spec_call, spec_func: it is not "
-            "FlagTree's spec file"
+            f"{files[0].path} defines none of spec_path, spec, spec_call, spec_func: it is "
+            "not FlagTree's spec file"
         )
-    missing: dict[str, list[str]] = {}
     backends = _backends(args, base)
-    for backend in backends:
-        model = load(trunk=base.rdir, backends=[backend])
-        for path, names in imported_names(model, spec).items():
-            for name in sorted(names - set(flagtree.__all__)):
-                missing.setdefault(name, []).append(path)
+    _literal_marker(base, backends)
+    models = {b: load(trunk=base.rdir, backends=[b]) for b in backends}
+    missing: dict[str, list[str]] = {}
+    for model in models.values():
+        for spec in own:
+            for path, names in imported_names(model, spec).items():
+                for name in sorted(names - set(flagtree.__all__)):
+                    missing.setdefault(name, []).append(path)
     if missing:
         shown = "; ".join(
-            f"{n} (imported by {', '.join(sorted(set(p))[:3])})" for n, p in missing.items()
+            f"{n} (used by {', '.join(sorted(set(p))[:3])})" for n, p in missing.items()
         )
         raise InputError(
-            f"the trunk or a spec tree imports names from {os.path.basename(spec.path)} that "
+            f"the trunk or a spec tree uses names of {', '.join(_names(own))} that "
             f"flagtree_spec.flagtree does not export: {shown}; nothing was changed"
         )
     results: list[Comparison] = []
     if not args.no_verify:
-        for backend in backends:
-            model = load(trunk=base.rdir, backends=[backend])
+        for backend, model in models.items():
             hook_modules = [r.hook_name for r in model.spec_roots if r.hook_name]
-            hook_modules += _own_hook_module(spec, model.root, backend)
+            for spec in own:
+                hook_modules += _own_hook_module(spec, model.root, backend)
             results.append(
                 compare(
                     model,
-                    spec,
+                    own,
                     backend,
-                    _modules(model, spec),
+                    _modules(model, own),
                     _hook_names(model),
                     hook_modules,
                     args.python or sys.executable,
@@ -140,18 +164,25 @@ def _adopt(args: argparse.Namespace, out: Output) -> int:
     proven = args.no_verify or all(r.proven for r in results)
     adopted = proven or args.keep_on_failure
     if adopted:
-        with open(spec.path, "w", encoding="utf-8") as f:
-            f.write(FORWARDER)
+        for spec in own:
+            with open(spec.path, "w", encoding="utf-8") as f:
+                f.write(FORWARDER)
+    spec = own[0]
     data = {
         "spec_file": spec.path,
+        "spec_files": [f.path for f in own],
         "variant": spec.variant,
-        "description": spec.describe(base.root),
+        "description": " ".join(f.describe(base.root) + "." for f in own),
         "adopted": adopted,
         "proven": bool(results) and proven,
         "verified": not args.no_verify,
     }
     _say(args, out, data, results)
     return 0 if proven else 1
+
+
+def _names(files: list[SpecFile]) -> list[str]:
+    return [os.path.basename(f.path) for f in files]
 
 
 def _say(
@@ -184,14 +215,18 @@ def _say(
                 + (f"; first error: {r.first_errors[0]}" if r.first_errors else "")
             )
     if not data["verified"]:
-        out.line(f"not verified (--no-verify): wrote the forwarder into {data['spec_file']}")
+        out.line(f"not verified (--no-verify): wrote the forwarder into {_into(data)}")
     elif data["proven"]:
-        out.line(f"equivalent: wrote the forwarder into {data['spec_file']}")
+        out.line(f"equivalent: wrote the forwarder into {_into(data)}")
     elif data["adopted"]:
-        out.line(f"NOT equivalent; kept the forwarder in {data['spec_file']} (--keep-on-failure)")
+        out.line(f"NOT equivalent; kept the forwarder in {_into(data)} (--keep-on-failure)")
     else:
-        out.line(f"NOT equivalent: {data['spec_file']} is left as it was")
+        out.line(f"NOT equivalent: {_into(data)} left as it was")
     return 0
+
+
+def _into(data: dict[str, Any]) -> str:
+    return " and ".join(data["spec_files"])
 
 
 def add_commands(commands: Any) -> None:

@@ -17,10 +17,9 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple, Optional
 
-__all__ = ["FILE_NAMES", "FORWARDER", "VARIANTS", "SpecFile", "Variant", "spec_file"]
+from ..._config import FLAGTREE_SPEC_FILES
 
-# The names FlagTree has given the file, newest first.
-FILE_NAMES = ("_flagtree_spec.py", "flagtree_spec.py")
+__all__ = ["FORWARDER", "VARIANTS", "SpecFile", "Variant", "spec_file", "spec_files"]
 
 # The whole body of FlagTree's spec file once it forwards to this library.
 FORWARDER = "from flagtree_spec.flagtree import *  # noqa: F403\n"
@@ -68,6 +67,14 @@ VARIANTS: tuple[Variant, ...] = (
         "driver.active.spec",
         "spec",
         "FlagTree triton_v3.5.x before the [SPEC] rework, tsingmicro's fork",
+    ),
+    Variant(
+        "driver-overlay",
+        "flagtree_spec.py",
+        ("{repo}/third_party/{B}/python/{R}/{rel}", "{R}/backends/{B}/spec/{R}/{rel}"),
+        "driver.active.spec",
+        "spec",
+        "tsingmicro's fork (the driver's hooks, the checkout's copy, its own marker reading)",
     ),
     Variant(
         "checkout-overlay",
@@ -127,7 +134,7 @@ class SpecFile(NamedTuple):
     ``"flagtree"`` (FlagTree's own) or ``"other"`` (defines none of the names).
     ``variant`` is the key of the :data:`VARIANTS` entry it matches, or ``None``.
     ``mirror`` and ``hooks`` are what was read (templates as in :class:`Variant`);
-    ``names`` the top-level names it defines or imports.
+    ``defines`` the public names it binds itself (what a star import of it gets).
     """
 
     path: str
@@ -135,8 +142,7 @@ class SpecFile(NamedTuple):
     variant: Optional[str]
     mirror: tuple[str, ...]
     hooks: Optional[str]
-    names: frozenset[str]
-    exclude: bool
+    defines: frozenset[str]
 
     def describe(self, root: str) -> str:
         """One sentence: which file, and what its ``spec_path`` and hooks do."""
@@ -166,41 +172,62 @@ def spec_file(rdir: str, root: str) -> Optional[SpecFile]:
     The newer name wins when both exist.  ``None`` when neither exists or the
     file does not parse.
     """
-    for name in FILE_NAMES:
+    for name in FLAGTREE_SPEC_FILES:
         path = os.path.join(rdir, name)
         if os.path.isfile(path):
-            try:
-                with open(path, "rb") as f:
-                    tree = ast.parse(f.read(), filename=path)
-            except (OSError, SyntaxError, ValueError):
-                return None
-            return read(path, tree, root)
+            found = spec_files(rdir, root)
+            return found[0] if found else None
     return None
 
 
+def spec_files(rdir: str, root: str) -> list[SpecFile]:
+    """Every FlagTree spec file of *rdir* that parses, newest name first (both names may
+    exist while a trunk moves from one to the other)."""
+    found: list[SpecFile] = []
+    for name in FLAGTREE_SPEC_FILES:
+        path = os.path.join(rdir, name)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read(), filename=path)
+        except (OSError, SyntaxError, ValueError):
+            if not found:
+                return []
+            continue
+        found.append(read(path, tree, root))
+    return found
+
+
 def read(path: str, tree: ast.Module, root: str) -> SpecFile:
-    """Read the spec file *path* (parsed as *tree*) of root package *root*."""
-    names: set[str] = set()
+    """Read the spec file *path* (parsed as *tree*) of root package *root*.
+
+    It is the forwarder when it binds none of FlagTree's names itself and imports
+    from ``flagtree_spec`` (the one-line forwarder, or 0.1's few lines that defined
+    only the binding helper); FlagTree's own when it defines one of them.
+    """
+    wanted = {"spec", "spec_call", "spec_func", "spec_path"}
+    own: set[str] = set()
+    imported: set[str] = set()
     forwards = False
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
+            own.add(node.name)
         elif isinstance(node, ast.ImportFrom):
             if (node.module or "").partition(".")[0] == "flagtree_spec" and not node.level:
                 forwards = True
-            names.update(a.asname or a.name for a in node.names)
+            imported.update(a.asname or a.name for a in node.names)
         elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    wanted = {"spec", "spec_call", "spec_func", "spec_path"}
-    if forwards:
-        return SpecFile(path, "forwarder", None, (), None, frozenset(names), True)
-    if not wanted & names:
-        return SpecFile(path, "other", None, (), None, frozenset(names), False)
+            own.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    defines = frozenset(n for n in own if not n.startswith("_"))
+    if forwards and not wanted & own:
+        return SpecFile(path, "forwarder", None, (), None, defines)
+    if not wanted & (own | imported):
+        return SpecFile(path, "other", None, (), None, defines)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     mirror = _mirror_templates(functions.get("spec_path"), root)
     hooks = _hook_source(tree, root)
-    exclude = _takes_exclude(functions.get("spec_path"))
-    call = "spec_call" if "spec_call" in names else "spec"
+    call = "spec_call" if "spec_call" in own else "spec"
     base = os.path.basename(path)
     variant = next(
         (
@@ -210,14 +237,7 @@ def read(path: str, tree: ast.Module, root: str) -> SpecFile:
         ),
         None,
     )
-    return SpecFile(path, "flagtree", variant, mirror, hooks, frozenset(names), exclude)
-
-
-def _takes_exclude(func: Optional[ast.FunctionDef]) -> bool:
-    if func is None:
-        return False
-    args = func.args
-    return any(a.arg == "exclude" for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+    return SpecFile(path, "flagtree", variant, mirror, hooks, defines)
 
 
 def _hook_source(tree: ast.Module, root: str) -> Optional[str]:
