@@ -19,9 +19,11 @@ __all__ = [
     "Dispatch",
     "HookCall",
     "Signature",
+    "call_name",
     "dispatchers",
     "hook_call",
     "hook_calls",
+    "or_defaults",
     "parser_lines",
     "signature_of",
 ]
@@ -75,6 +77,15 @@ def signature_of(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda])
 
 
 # --------------------------------------------------------------------------- call sites
+
+
+def call_name(node: ast.expr) -> str:
+    """The last name of *node*: ``x`` for ``x`` and ``a.b.x``, empty for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
 
 
 class HookCall(NamedTuple):
@@ -429,3 +440,47 @@ def hook_call(node: ast.Call, wanted: frozenset[str]) -> Optional[HookCall]:
         tuple(keywords),
         unpacked,
     )
+
+
+# A module that may hold "spec(...) or default".
+_SPEC_OR = re.compile(r"\bspec\s*\(")
+
+
+def _conditions(node: ast.AST) -> list[ast.expr]:
+    """The expressions *node* uses only for their truth value."""
+    if isinstance(node, (ast.Assert, ast.If, ast.While, ast.IfExp)):
+        return [node.test]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return list(node.ifs)
+    if isinstance(node, ast.Call) and call_name(node.func) == "bool" and node.args:
+        return [node.args[0]]
+    return []
+
+
+def or_defaults(tree: ast.Module, text: str) -> list[tuple[int, int, str]]:
+    """``(line, col, hook)`` of every ``spec("hook", ...) or default`` in *tree*
+    (parsed from *text*), where the ``or`` is no condition and the default no
+    falsy literal."""
+    found: list[tuple[int, int, str]] = []
+    if ") or" not in text or not _SPEC_OR.search(text):
+        return found
+    # As a condition (assert, if, while, not), "or" is the logic meant.
+    conditions = {id(test) for node in ast.walk(tree) for test in _conditions(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
+            continue
+        default = node.values[-1]
+        if id(node) in conditions or (isinstance(default, ast.Constant) and not default.value):
+            continue  # a condition, or a default as falsy as any result
+        first = node.values[0]
+        if (
+            isinstance(first, ast.Call)
+            and call_name(first.func) == "spec"
+            and first.args
+            and isinstance(first.args[0], ast.Constant)
+            and isinstance(first.args[0].value, str)
+        ):
+            found.append((node.lineno, node.col_offset + 1, first.args[0].value))
+    return found
