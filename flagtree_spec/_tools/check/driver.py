@@ -4,7 +4,7 @@
 family modules in :data:`FAMILIES`) over a
 :class:`~flagtree_spec._tools.model.model.Model`, which reads and parses every
 file at most once: first the per-file rules on the facts of each file of every
-mirror tree (:meth:`~flagtree_spec._tools.model.model.Model.overrides`, whose
+mirror tree (:func:`~flagtree_spec._tools.model.overrides.mirror_facts`, whose
 syntax trees are dropped once the rules have seen them), then the rules that
 need the whole model.  Findings carry a code, a severity (``error``,
 ``warning`` or ``info``), an absolute path and a 1-based line and column.  A
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..model.model import Model
+from ..model.overrides import mirror_facts
 from . import hooks, imports, inherit, layout, overrides, upgrade
 from .registry import RULES
 
@@ -51,7 +52,7 @@ class Finding(NamedTuple):
 
 def _hits(model: Model) -> Iterator[Finding]:
     rules = list(RULES.values())
-    for mf in model.overrides():
+    for mf in mirror_facts(model):
         for rule in rules:
             for hit in rule.file(mf):
                 yield Finding(rule.code, hit.severity or rule.severity, *hit[:4])

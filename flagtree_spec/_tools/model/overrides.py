@@ -4,23 +4,24 @@
 (``compiled``, ``root-init``, ``excluded``, ``shadowed``, ``dead`` or
 ``live``) and, for a live override, the version it shadows, whether the two
 are identical and the files ``inherit()`` runs below it.  The model computes
-these once per file (:meth:`~.model.Model.overrides`); the check's rules and
-the ``list`` command only read them.
+these once per file (:func:`mirror_facts`); the check's rules and the ``list``
+command only read them.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Optional
+import weakref
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from ..._discovery import SpecRoot
 from .finder import COMPILED_SUFFIXES, Entry
+from .model import Model
+from .modules import Module
 from .source import Source, same_code
 
-if TYPE_CHECKING:  # the model builds the facts of its own mirror files
-    from .model import Model, Module
-
-__all__ = ["MirrorFile", "excluded_by", "list_rows", "mirror_file"]
+__all__ = ["MirrorFile", "excluded_by", "list_rows", "mirror_facts", "mirror_file"]
 
 
 class MirrorFile:
@@ -150,6 +151,25 @@ def mirror_file(model: Model, spec_root: SpecRoot, entry: Entry) -> MirrorFile:
         return MirrorFile(model, spec_root, entry, state, module, source=source)
     lower = model.lower_version(name)
     return MirrorFile(model, spec_root, entry, "live", module, source=source, lower=lower)
+
+
+# Per model: the facts of every file of its mirror trees, once all were computed.
+_FACTS: weakref.WeakKeyDictionary[Model, list[MirrorFile]] = weakref.WeakKeyDictionary()
+
+
+def mirror_facts(model: Model) -> Iterator[MirrorFile]:
+    """The facts of every file of every mirror tree of *model*, in the order of
+    :meth:`~.files.Files.mirror_files`, each computed once (lazily, the first time)."""
+    found = _FACTS.get(model)
+    if found is not None:
+        yield from found
+        return
+    done = []
+    for spec_root, entry in model.mirror_files():
+        facts = mirror_file(model, spec_root, entry)
+        done.append(facts)
+        yield facts
+    _FACTS[model] = done
 
 
 def list_rows(model: Model) -> list[dict[str, Any]]:
