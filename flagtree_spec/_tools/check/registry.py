@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 
+from ..model.calls import HookCall
+from ..model.inherited import Lower
 from ..model.model import Model, Module
 from ..model.source import Source
 
@@ -100,6 +102,33 @@ def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
     for module in model.modules():
         if module.file is not None and module.file.endswith(".py"):
             yield module, model.source(module.file)
+
+
+def _running(model: Model) -> Iterator[tuple[Module, Source, Optional[Lower]]]:
+    """Every source file whose code runs: each module's file that loads (as
+    :func:`_sources`), and after it the lower versions its ``inherit(globals())``
+    runs in its namespace (with the :class:`~flagtree_spec._tools.model.inherited.Lower`
+    that says which of their lines can run)."""
+    for module, source in _sources(model):
+        yield module, source, None
+        if source.error is None and source.facts().inherits:
+            for lower in model.inherited(module):
+                yield module, lower.source, lower
+
+
+def _hook_calls(model: Model) -> Iterator[tuple[Module, Source, HookCall, str]]:
+    """Every hook call that can run, with the module whose code it is, the file it
+    is written in, and a note for one in a lower version (run by ``inherit()``)."""
+    for module, source, lower in _running(model):
+        calls = source.hook_calls()
+        if lower is None:
+            for call in calls:
+                yield module, source, call, ""
+            continue
+        note = f" (it runs in {lower.override} through inherit())"
+        for call in calls:
+            if lower.runs(call.line):
+                yield module, source, call, note
 
 
 def _trunk_names(model: Model) -> list[str]:

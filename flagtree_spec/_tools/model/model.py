@@ -40,6 +40,7 @@ from .backends import Absent, absent_backends
 from .files import Files, under
 from .finder import Entry, Folder, Found
 from .hooks import HookModule
+from .inherited import Lower, lower_versions
 from .inputs import InputError, backend_roots, root_package
 from .modules import Early, Module
 from .repo import RepoError, detect_repo
@@ -90,6 +91,7 @@ class Model(Files):
         self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
         self._fragments: Optional[frozenset[str]] = None
         self._all: Optional[list[Module]] = None
+        self._lower: dict[str, list[Lower]] = {}
 
     # -- hook modules
 
@@ -457,6 +459,14 @@ class Model(Files):
         if self._all is None:
             self._all = [self.resolve(n) for n in self.names()]
         return list(self._all)
+
+    def inherited(self, module: Module) -> list[Lower]:
+        """The lower versions that run in the namespace of *module*'s file through
+        ``inherit(globals())``, highest first (see :mod:`.inherited`), found once."""
+        found = self._lower.get(module.name)
+        if found is None:
+            found = self._lower[module.name] = lower_versions(module, self.source, self._tree)
+        return found
 
     def lower_version(self, name: str) -> Optional[str]:
         """The file that the file loading for *name* shadows: the next one down its chain."""

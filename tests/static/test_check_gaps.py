@@ -1,0 +1,146 @@
+"""`check` where it used to say "all clear" and the import then failed.
+
+Each fixture under fixtures/check/ has the shape of what a real backend tree
+showed: hook calls of trunk code that an ``inherit(globals())`` override runs,
+overrides that can never load, a spec root in the wrong place, unreadable
+inputs, calls whose arguments the trunk definition that runs cannot take,
+names the new trunk dropped, and an import failure that stops ``import R``.
+The run-time side of each finding is shown by importing in a fresh
+interpreter, several scenarios to one interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import make, run
+from conftest import run_python
+
+CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
+SPEC = "from flagtree_spec import spec_path\n\nspec_path(__path__)\n"
+VENDOR = "third_party/vendor/backend/spec/"
+
+
+def findings(
+    capsys: pytest.CaptureFixture[str], repo: Path, *extra: str, backend: str = "vendor"
+) -> tuple[int, list[Any], str]:
+    code, out, err = run(
+        capsys, "check", "--repo", str(repo), "-b", backend, "--format", "json", *extra
+    )
+    assert code in (0, 1, 2), err
+    found: list[Any] = json.loads(out)["findings"] if out.strip() else []
+    return code, found, err
+
+
+def codes(found: list[Any], code: str) -> list[tuple[str, str, int]]:
+    return [(f["severity"], f["path"], f["line"]) for f in found if f["code"] == code]
+
+
+def message(found: list[Any], code: str, path: str) -> str:
+    return next(f["message"] for f in found if f["code"] == code and f["path"] == path)
+
+
+def outcomes(repo: Path, code: str, backend: str = "vendor") -> dict[str, str]:
+    """Run *code* (which fills a dict ``out`` of results) in a fresh interpreter with
+    *repo*'s trunk on the path and *backend* active; the dict it printed."""
+    proc = run_python(
+        "import json\nout = {}\n" + code + "\nprint(json.dumps(out))\n",
+        env={"FLAGTREE_BACKEND": backend},
+        path=[repo / "python"],
+    )
+    result: dict[str, str] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+# --------------------------------------------------------------------------- 1. inherit
+
+
+def test_fts012_and_fts009_see_the_hook_calls_of_the_lower_version_inherit_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An inheriting override runs its lower version: the trunk's hook calls are its
+    own, except those in definitions it replaces."""
+    repo = CHECK / "fts012_inherited_calls"
+    trunk = str(repo / "python/toy/driver.py")
+    override = str(repo / VENDOR / "toy/driver.py")
+    hooks = str(repo / VENDOR / "__init__.py")
+    code, found, _ = findings(capsys, repo)
+    # device_name() is inherited: its call of the hook, which now takes an argument.
+    assert codes(found, "FTS012") == [("error", trunk, 6)]
+    text = message(found, "FTS012", trunk)
+    assert f"it runs in {override} through inherit()" in text
+    assert "missing required positional argument 'index'" in text
+    # launch() is inherited: make_grid and pre_launch are called.  describe() is
+    # replaced: its trunk call of describe_device (two arguments) never runs, and the
+    # override's own call binds.
+    assert codes(found, "FTS009") == []
+    assert code == 1
+    real = outcomes(
+        repo,
+        """
+import toy.driver
+for name, call in [("device_name", toy.driver.device_name),
+                   ("launch", lambda: toy.driver.launch(4)),
+                   ("describe", toy.driver.describe)]:
+    try:
+        out[name] = repr(call())
+    except TypeError as exc:
+        out[name] = "TypeError: " + str(exc)
+""",
+    )
+    assert real["device_name"].startswith("TypeError: ") and "index" in real["device_name"]
+    assert real == {
+        "device_name": real["device_name"],
+        "launch": "(4, 1)",
+        "describe": "'vendor (short)'",
+    }
+
+
+def test_fts009_still_says_a_hook_only_a_replaced_trunk_definition_called_is_never_called(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/toy/__init__.py": SPEC,
+            "python/toy/ops.py": "from flagtree_spec import spec\n\n\ndef run():\n"
+            "    return spec('old_hook')\n",
+            VENDOR + "__init__.py": "def old_hook():\n    return 1\n",
+            VENDOR + "toy/ops.py": "from flagtree_spec import inherit\n\ninherit(globals())\n\n\n"
+            "def run():\n    return 2\n",
+        },
+    )
+    _, found, _ = findings(capsys, tmp_path)
+    assert codes(found, "FTS009") == [("warning", str(tmp_path / VENDOR / "__init__.py"), 1)]
+
+
+# --------------------------------------------------------------------------- 2. never loads
+
+
+def test_fts008_misnamed_added_module_that_nothing_imports_is_an_error_one_imported_is_not(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/lang/__init__.py": SPEC,
+            "python/lang/core.py": "def add(a, b):\n    return a + b\n",
+            "python/lang/jit.py": "X = 1\n",
+            "python/lang/use.py": "from . import jitx\n",
+            VENDOR + "lang/cores.py": "def add(a, b):\n    return b + a\n",
+            VENDOR + "lang/jitx.py": "X = 2\n",
+            VENDOR + "lang/extra.py": "Y = 1\n",
+        },
+    )
+    code, found, _ = findings(capsys, tmp_path, "--select", "FTS008")
+    assert codes(found, "FTS008") == [
+        ("error", str(tmp_path / VENDOR / "lang/cores.py"), 1),
+        ("info", str(tmp_path / VENDOR / "lang/extra.py"), 1),
+        ("info", str(tmp_path / VENDOR / "lang/jitx.py"), 1),  # lang/use.py imports it
+    ]
+    cores = message(found, "FTS008", str(tmp_path / VENDOR / "lang/cores.py"))
+    assert "nothing imports" in cores and "did you mean lang.core? Rename this file" in cores
+    assert code == 1
