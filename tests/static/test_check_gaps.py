@@ -144,3 +144,74 @@ def test_fts008_misnamed_added_module_that_nothing_imports_is_an_error_one_impor
     cores = message(found, "FTS008", str(tmp_path / VENDOR / "lang/cores.py"))
     assert "nothing imports" in cores and "did you mean lang.core? Rename this file" in cores
     assert code == 1
+
+
+# --------------------------------------------------------------------------- 4. unreadable
+
+
+def test_unreadable_mirror_folder_and_unreadable_trunk_counterparts_are_input_errors() -> None:
+    """Run as an unprivileged user (a forked child drops to uid 65534 when the tests run
+    as root): a mirror folder that cannot be listed, and trunk modules an override
+    shadows or inherits that cannot be read, are input errors, never a silent pass."""
+    found = run_python(
+        """
+        import json, os, shutil, tempfile
+        from flagtree_spec._tools.check.driver import check
+        from flagtree_spec._tools.model.model import load
+        from flagtree_spec._tools.model.overrides import list_rows
+
+        top = tempfile.mkdtemp(dir="/tmp")
+        files = {
+            "python/upkg/__init__.py": "from flagtree_spec import spec_path\\nspec_path(__path__)\\n",
+            "python/upkg/whole.py": "X = 1\\n",
+            "python/upkg/lower.py": "Y = 1\\n",
+            "python/upkg/sub/__init__.py": "from flagtree_spec import spec_path\\nspec_path(__path__)\\n",
+            "python/upkg/sub/mod.py": "Z = 1\\n",
+            "third_party/vendor/backend/spec/upkg/whole.py": "X = 2\\n",
+            "third_party/vendor/backend/spec/upkg/lower.py":
+                "from flagtree_spec import inherit\\ninherit(globals())\\nW = 1\\n",
+            "third_party/vendor/backend/spec/upkg/sub/mod.py": "Z = 2\\n",
+        }
+        for rel, text in files.items():
+            path = os.path.join(top, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        for folder, _, _ in os.walk(top):
+            os.chmod(folder, 0o755)
+        os.chmod(os.path.join(top, "python/upkg/whole.py"), 0)
+        os.chmod(os.path.join(top, "python/upkg/lower.py"), 0)
+        os.chmod(os.path.join(top, "third_party/vendor/backend/spec/upkg/sub"), 0o311)
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:
+            os.close(read)
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            model = load(repo=top, backends=["vendor"])
+            findings = [f.code for f in check(model)]
+            rows = [r["module"] for r in list_rows(model)]
+            problems = [[os.path.relpath(p.path, top), p.message] for p in model.problems]
+            os.write(write, json.dumps([problems, findings, rows]).encode())
+            os._exit(0)
+        os.close(write)
+        data = os.read(read, 1 << 20)
+        os.waitpid(child, 0)
+        os.chmod(os.path.join(top, "third_party/vendor/backend/spec/upkg/sub"), 0o755)
+        shutil.rmtree(top)
+        print(data.decode())
+        """
+    )
+    problems, codes_found, rows = json.loads(found.stdout.strip().splitlines()[-1])
+    by_file = dict(problems)
+    assert sorted(by_file) == [
+        "python/upkg/lower.py",
+        "python/upkg/whole.py",
+        "third_party/vendor/backend/spec/upkg/sub",
+    ]
+    assert by_file["python/upkg/whole.py"].startswith("cannot be read (Permission denied)")
+    listing = by_file["third_party/vendor/backend/spec/upkg/sub"]
+    assert listing.startswith("cannot be listed (Permission denied)") and "upkg.sub" in listing
+    assert "upkg.sub.mod" not in rows  # what list cannot see it says it cannot see
+    assert codes_found == []

@@ -108,6 +108,17 @@ class Files:
         while pending:
             folder, base, seen = pending.pop()
             listing = self.folder(folder)
+            if listing.error:
+                # The path finder finds nothing in it: every module there is lost.
+                self.problem(
+                    Problem(
+                        folder,
+                        1,
+                        1,
+                        f"cannot be listed ({listing.error}), so Python finds no module in it "
+                        f"({base} and below); fix its permissions",
+                    )
+                )
             for entry in sorted(listing.names):
                 path = child_path(folder, entry)
                 if listing.is_dir(entry):

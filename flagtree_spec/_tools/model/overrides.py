@@ -94,11 +94,27 @@ class MirrorFile:
         )
         self.inherits = parsed is not None and parsed.facts().inherits
         self.lowest = _lowest_that_runs(model, module) if self.inherits else None
+        if parsed is not None:
+            _unusable_trunk(model, counterpart, module.candidates if self.inherits else ())
 
     @property
     def parsed(self) -> Optional[Source]:
         """The source of a file that parses, else ``None``."""
         return self.source if self.source is not None and self.source.tree is not None else None
+
+
+def _unusable_trunk(model: Model, counterpart: Optional[str], chain: tuple[str, ...]) -> None:
+    """Record as an input error a trunk file the override is compared with, or that its
+    ``inherit()`` runs, which cannot be read, decoded or parsed: nothing can be said of
+    the override then (and the import fails where ``inherit()`` runs it)."""
+    for path in dict.fromkeys([*([counterpart] if counterpart else []), *chain]):
+        if not path.endswith(".py"):
+            break
+        source = model.source(path)
+        if source.error is not None and model.origin_of(path) is None:
+            model.problem(source.error)
+        if source.error is not None or (path in chain and not source.facts().inherits):
+            break
 
 
 def _lowest_that_runs(model: Model, module: Module) -> Optional[str]:
