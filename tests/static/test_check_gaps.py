@@ -66,7 +66,6 @@ def test_fts012_and_fts009_see_the_hook_calls_of_the_lower_version_inherit_runs(
     repo = CHECK / "fts012_inherited_calls"
     trunk = str(repo / "python/toy/driver.py")
     override = str(repo / VENDOR / "toy/driver.py")
-    hooks = str(repo / VENDOR / "__init__.py")
     code, found, _ = findings(capsys, repo)
     # device_name() is inherited: its call of the hook, which now takes an argument.
     assert codes(found, "FTS012") == [("error", trunk, 6)]
@@ -161,11 +160,12 @@ def test_unreadable_mirror_folder_and_unreadable_trunk_counterparts_are_input_er
         from flagtree_spec._tools.model.overrides import list_rows
 
         top = tempfile.mkdtemp(dir="/tmp")
+        spec = "from flagtree_spec import spec_path\\nspec_path(__path__)\\n"
         files = {
-            "python/upkg/__init__.py": "from flagtree_spec import spec_path\\nspec_path(__path__)\\n",
+            "python/upkg/__init__.py": spec,
             "python/upkg/whole.py": "X = 1\\n",
             "python/upkg/lower.py": "Y = 1\\n",
-            "python/upkg/sub/__init__.py": "from flagtree_spec import spec_path\\nspec_path(__path__)\\n",
+            "python/upkg/sub/__init__.py": spec,
             "python/upkg/sub/mod.py": "Z = 1\\n",
             "third_party/vendor/backend/spec/upkg/whole.py": "X = 2\\n",
             "third_party/vendor/backend/spec/upkg/lower.py":
@@ -215,3 +215,37 @@ def test_unreadable_mirror_folder_and_unreadable_trunk_counterparts_are_input_er
     assert listing.startswith("cannot be listed (Permission denied)") and "upkg.sub" in listing
     assert "upkg.sub.mod" not in rows  # what list cannot see it says it cannot see
     assert codes_found == []
+
+
+# --------------------------------------------------------------------------- 7. what breaks
+
+
+def test_fts004_in_a_file_the_root_package_imports_at_start_up_says_import_r_fails_and_how(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = CHECK / "fts004_startup_chain"
+    disasm = str(repo / VENDOR / "tri/tools/disasm.py")
+    code, found, _ = findings(capsys, repo)
+    assert codes(found, "FTS004") == [("error", disasm, 2), ("error", disasm, 10)]
+    first, later = (f["message"] for f in found if f["code"] == "FTS004")
+    trunk = repo / "python/tri"
+    assert first.endswith(
+        "so 'import tri' fails: "
+        f"{trunk / '__init__.py'}:6 imports tri.compiler; "
+        f"{trunk / 'compiler/__init__.py'}:5 imports tri.compiler.compiler; "
+        f"{trunk / 'compiler/compiler.py'}:2 (run by inherit() in "
+        f"{repo / VENDOR / 'tri/compiler/compiler.py'}) imports tri.tools.disasm"
+    )
+    # An import in a function body runs only when it is called.
+    assert "import tri" not in later
+    assert code == 1
+    real = outcomes(
+        repo,
+        """
+try:
+    import tri
+except ImportError as exc:
+    out["import tri"] = type(exc).__name__ + ": " + str(exc)
+""",
+    )
+    assert real == {"import tri": "ModuleNotFoundError: No module named 'tri.common'"}
