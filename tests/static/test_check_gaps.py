@@ -249,3 +249,136 @@ except ImportError as exc:
 """,
     )
     assert real == {"import tri": "ModuleNotFoundError: No module named 'tri.common'"}
+
+
+# --------------------------------------------------------------------------- 5. calls
+
+
+def test_fts024_calls_whose_arguments_the_trunk_definition_that_runs_cannot_take(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The backend's JITFunction (kept by an inheriting override) calls the trunk's
+    KernelParam with 4 arguments; the trunk's takes 3 now: TypeError at import."""
+    repo = CHECK / "fts024_call_changed"
+    jit = str(repo / VENDOR / "tri/runtime/jit.py")
+    code, found, _ = findings(capsys, repo)
+    assert codes(found, "FTS024") == [("error", jit, 12), ("error", jit, 13)]
+    kernel, backend = (f["message"] for f in found if f["code"] == "FTS024")
+    assert kernel.startswith("KernelParam(...): the class KernelParam(num, param, ")
+    assert f"{repo / 'python/tri/runtime/jit.py'}:1" in kernel
+    assert "takes 3 positional arguments but 4 were given" in kernel
+    assert backend.startswith("make_backend(...): the function make_backend(target)")
+    assert code == 1
+    # The call in param(), where a parameter shadows the global, is not judged.
+    real = outcomes(
+        repo,
+        """
+try:
+    import tri
+except TypeError as exc:
+    out["import tri"] = "TypeError: " + str(exc)
+""",
+    )
+    assert real["import tri"].startswith("TypeError: ") and "5 were given" in real["import tri"]
+
+
+def test_fts024_leaves_alone_what_syntax_cannot_decide(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/tri/__init__.py": SPEC,
+            "python/tri/lib.py": (
+                "import enum, functools\n\n\n"
+                "def deco(f):\n    return f\n\n\n"
+                "@deco\ndef decorated(a):\n    return a\n\n\n"
+                "class Colour(enum.Enum):\n    RED = 1\n\n    def __init__(self, v):\n"
+                "        self.v = v\n\n\n"
+                "class Plain:\n    pass\n\n\n"
+                "class Error(ValueError):\n    def __init__(self, what):\n"
+                "        super().__init__(what)\n\n\n"
+                "def takes(a, *rest, key=None, **more):\n    return a\n"
+            ),
+            VENDOR + "tri/use.py": (
+                "from .lib import Colour, Error, Plain, decorated, takes\n\n\n"
+                "def run(args):\n"
+                "    decorated(1, 2)\n"  # decorated: unknown
+                "    Colour(1, 2)\n"  # a base with a metaclass: unknown
+                "    takes(1, 2, 3, key=4, other=5)\n"  # binds
+                "    takes(*args)\n"  # unpacked: unknown
+                "    Error('x')\n"  # binds
+                "    Error()\n"  # missing 'what'
+                "    Plain(1)\n"  # takes no argument
+            ),
+        },
+    )
+    _, found, _ = findings(capsys, tmp_path, "--select", "FTS024")
+    use = str(tmp_path / VENDOR / "tri/use.py")
+    assert codes(found, "FTS024") == [("error", use, 10), ("error", use, 11)]
+    assert "missing required positional argument 'what'" in found[0]["message"]
+    assert "takes 0 positional arguments but 1 were given" in found[1]["message"]
+
+
+# --------------------------------------------------------------------------- 6. dropped names
+
+
+def test_fts023_a_name_the_new_trunk_dropped_is_read_while_the_override_is_imported(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    repo = CHECK / "fts023_name_dropped"
+    override = str(repo / VENDOR / "lang/extra/libdevice.py")
+    code, found, _ = findings(capsys, repo)
+    assert codes(found, "FTS023") == [("error", override, 8)]
+    text = message(found, "FTS023", override)
+    assert text.startswith("reads 'T' while it is imported, and nothing binds that name")
+    assert str(repo / "python/lang/extra/libdevice.py") in text and "NameError" in text
+    assert code == 1
+    real = outcomes(
+        repo,
+        """
+try:
+    import lang.extra.libdevice
+except NameError as exc:
+    out["import"] = "NameError: " + str(exc)
+""",
+    )
+    assert real == {"import": "NameError: name 'T' is not defined"}
+
+
+def test_fts023_counts_every_binding_python_sees_and_only_what_runs_on_import(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/npkg/__init__.py": SPEC,
+            "python/npkg/base.py": "__all__ = ['exported']\nexported = 1\nhidden = 2\n",
+            "python/npkg/plain.py": "visible = 1\n_private = 2\n",
+            VENDOR + "npkg/mod.py": (
+                "from __future__ import annotations\n"
+                "from typing import TYPE_CHECKING\n"
+                "from .base import *\n"
+                "from .plain import *\n"
+                "if TYPE_CHECKING:\n    from .base import Only\n"
+                "x = exported + visible\n"  # both from star imports
+                "def f(a: Only) -> Only:\n    return undefined_in_body\n"  # not run on import
+                "def g():\n    global later\n    later = 1\n"
+                "y = later if False else 0\n"  # bound by a global statement
+                "z = [i for i in range(3) if i]\n"
+                "(w := 3)\n"
+                "print(w, len, __file__, __name__)\n"
+                "class C:\n    k = 1\n    m = k + 1\n"
+                "if __name__ == '__main__':\n    print(script_only)\n"
+                "q = hidden\n"  # not exported by base's __all__
+                "r = _private\n"  # not exported without __all__
+            ),
+        },
+    )
+    _, found, _ = findings(capsys, tmp_path, "--select", "FTS023")
+    mod = str(tmp_path / VENDOR / "npkg/mod.py")
+    assert [(f["line"], f["message"].split("'")[1]) for f in found] == [
+        (22, "hidden"),
+        (23, "_private"),
+    ]
+    assert {f["path"] for f in found} == {mod}

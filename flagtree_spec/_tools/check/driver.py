@@ -1,4 +1,4 @@
-"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS022).
+"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS024).
 
 :func:`check` runs every rule of the registry (:mod:`.registry`, filled by the
 family modules in :data:`FAMILIES`) over a
@@ -22,13 +22,13 @@ from typing import NamedTuple
 
 from ..model.model import Model
 from ..model.overrides import mirror_facts
-from . import hooks, imports, inherit, layout, overrides, upgrade
+from . import bindings, hooks, imports, inherit, layout, overrides, upgrade
 from .registry import RULES
 
 __all__ = ["CODES", "FAMILIES", "Finding", "check", "select"]
 
 # The families of rules: importing them fills the registry.
-FAMILIES = (overrides, imports, hooks, inherit, layout, upgrade)
+FAMILIES = (overrides, imports, hooks, inherit, layout, upgrade, bindings)
 
 # code -> (default severity, one-line summary), in code order.
 CODES: dict[str, tuple[str, str]] = {

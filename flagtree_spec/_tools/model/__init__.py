@@ -11,7 +11,12 @@
   its answer for one module; ``inputs``: where the trunk and spec roots come
   from;
 * ``overrides``: what the import system does with each file of a mirror tree
-  (the facts the rules read);
+  (the facts the rules read); ``inherited``: what an ``inherit(globals())``
+  override runs of its lower versions;
+* ``startup``: what ``import R`` imports, and through which imports;
+* ``names``: the global names a module reads while it is imported;
+  ``definitions``: what its top-level names are bound to, and the calls a file
+  makes of given names;
 * ``hooks``, ``hook_exec``: which hooks a hook module and its fragments define;
 * ``backends``: named backends that have no spec root;
 * ``repo``: the root package of a checkout whose ``python/`` holds several;

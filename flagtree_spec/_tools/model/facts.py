@@ -72,6 +72,7 @@ class Facts:
         "order",
         "plain_imports",
         "spec_path",
+        "unseen",
     )
 
     def __init__(self) -> None:
@@ -79,6 +80,9 @@ class Facts:
         self.inherits = False
         self.inherit_line = 0  # the first module-level inherit(...) call
         self.defines_all = False
+        # Names bound by something no statement shows: bind_symbols(...),
+        # globals().update(...), setattr(sys.modules[__name__], ...).
+        self.unseen = False
         self.defined: set[str] = set()
         self.imported: set[str] = set()  # names bound by an import statement
         # Names bound only as a module-level loop variable: not part of the API.
@@ -203,6 +207,7 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         and call_name(value.func.value.func) in ("globals", "vars")
     ):
         facts.defines_all = True
+        facts.unseen = True
 
 
 def _last_marked_line(text: str) -> int:

@@ -62,7 +62,9 @@ class Files:
             found = self._sources[path] = Source(path)
         return found
 
-    def _tree(self, path: str) -> Optional[ast.Module]:
+    def tree_of(self, path: str) -> Optional[ast.Module]:
+        """The syntax tree of source file *path* (parsed again once its facts were
+        kept and the tree dropped); ``None`` when it cannot be read or parsed."""
         source = self.source(path)
         if source.tree is None and source.error is None:  # released: parse again
             return ast.parse(source.text, filename=path)

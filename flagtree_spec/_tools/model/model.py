@@ -100,7 +100,7 @@ class Model(Files):
         with the names it binds (see :mod:`.hooks`), resolved once."""
         if self._hook_modules is None:
             self._hook_modules = [
-                (r, HookModule(r.hooks, r.hooks_package, r.hook_name, self._tree, self.folder))
+                (r, HookModule(r.hooks, r.hooks_package, r.hook_name, self.tree_of, self.folder))
                 for r in self.spec_roots
                 if r.hooks is not None
             ]
@@ -124,7 +124,7 @@ class Model(Files):
         re-exported by a forwarding module such as ``triton/flagtree_spec.py``) or
         when the model cannot tell.
         """
-        tree = self._tree(init) if init.endswith(".py") else None
+        tree = self.tree_of(init) if init.endswith(".py") else None
         if tree is None:
             return None
         for node in _top_level(tree.body):
@@ -141,7 +141,7 @@ class Model(Files):
             else:
                 name = node.module or ""
             target = self.resolve(name).file if name.partition(".")[0] == self.root else None
-            lower = self._tree(target) if target and target.endswith(".py") else None
+            lower = self.tree_of(target) if target and target.endswith(".py") else None
             if lower is None:
                 return None
             for item in _top_level(lower.body):
@@ -465,7 +465,7 @@ class Model(Files):
         ``inherit(globals())``, highest first (see :mod:`.inherited`), found once."""
         found = self._lower.get(module.name)
         if found is None:
-            found = self._lower[module.name] = lower_versions(module, self.source, self._tree)
+            found = self._lower[module.name] = lower_versions(module, self.source, self.tree_of)
         return found
 
     def lower_version(self, name: str) -> Optional[str]:

@@ -198,6 +198,7 @@ class Source:
             if "setattr(" in self.text and _SETS_OWN.search(self.text):
                 # setattr(sys.modules[__name__], name, value): names bound at run time.
                 self._facts.defines_all = True
+                self._facts.unseen = True
         return self._facts
 
     def hook_calls(self) -> list[HookCall]:

@@ -20,7 +20,7 @@ from typing import NamedTuple, Optional
 from .model import Model
 from .source import Statement, resolve_relative
 
-__all__ = ["Step", "describe", "startup_chain"]
+__all__ = ["Step", "describe", "import_fails", "startup_chain"]
 
 
 class Step(NamedTuple):
@@ -131,6 +131,12 @@ def describe(model: Model, path: str, line: int) -> str:
         s.line == line and not s.guarded for s in source.facts().order
     ):
         return ""
+    return import_fails(model, path)
+
+
+def import_fails(model: Model, path: str) -> str:
+    """``, so 'import R' fails (...)`` when importing the root package runs file *path*
+    (so that a failure at its module level stops it); empty otherwise."""
     chain = startup_chain(model, path)
     if chain is None:
         return ""
