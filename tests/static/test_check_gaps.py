@@ -382,3 +382,59 @@ def test_fts023_counts_every_binding_python_sees_and_only_what_runs_on_import(
         (23, "_private"),
     ]
     assert {f["path"] for f in found} == {mod}
+
+
+# --------------------------------------------------------------------------- 3. misplaced
+
+
+NAMED = Path(__file__).resolve().parent.parent.parent / "fixtures" / "named_backends"
+
+
+def test_plain_check_names_a_spec_root_in_a_wrong_place_and_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Without -b, check checks every backend that has a spec root; one whose spec root
+    lacks the backend/ level is named, as with -b, and fails the run."""
+    code, _, err = run(capsys, "check", "--repo", str(NAMED))
+    third = NAMED / "third_party"
+    assert "checking every backend of the repository: vendor" in err
+    assert (
+        f"{third / 'misplaced/spec'}:1:1: input error: backend 'misplaced' (--backend) has no "
+        f"spec root for layoutpkg: {third / 'misplaced/spec'} looks like a spec root in the "
+        f"wrong place: move it to {third / 'misplaced/backend/spec'}"
+    ) in err
+    assert code == 2
+
+
+def test_a_spec_root_in_a_wrong_place_is_named_by_strict_mode_and_warned_once_at_run_time() -> None:
+    third = NAMED / "third_party"
+    wrong = f"{third / 'misplaced/spec'} looks like a spec root in the wrong place: move it to "
+    found = run_python(
+        """
+        import json, os, warnings
+        from flagtree_spec import SpecConfigError, activate
+        out = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import layoutpkg.mod
+            activate("misplaced")  # resolved again: the warning is not repeated
+            import layoutpkg
+            out["file"] = layoutpkg.mod.__file__
+        out["warnings"] = [str(w.message) for w in caught]
+        out["category"] = [w.category.__name__ for w in caught]
+        os.environ["FLAGTREE_SPEC_STRICT"] = "1"
+        try:
+            activate("misplaced")
+        except SpecConfigError as exc:
+            out["strict"] = str(exc)
+        print(json.dumps(out))
+        """,
+        env={"FLAGTREE_BACKEND": "misplaced"},
+        path=[NAMED / "python"],
+    )
+    out = json.loads(found.stdout.strip().splitlines()[-1])
+    assert out["file"] == str(NAMED / "python/layoutpkg/mod.py")  # the trunk runs
+    assert out["category"] == ["SpecWarning"]
+    (warning,) = out["warnings"]
+    assert wrong in warning and "the program runs on the trunk without it" in warning
+    assert wrong in out["strict"] and "FLAGTREE_SPEC_STRICT=1" in out["strict"]

@@ -17,7 +17,7 @@ import ast
 import bisect
 import builtins
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional, Union
 
 from .calls import Signature, signature_of
@@ -119,14 +119,8 @@ def top_definitions(tree: ast.Module, package: str) -> dict[str, Definition]:
                     Definition("import", node.lineno, None, module, alias.name),
                 )
         else:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
-                    bind(sub.id, _UNKNOWN._replace(line=node.lineno))
-                elif isinstance(sub, ast.alias):
-                    bound = (sub.asname or sub.name).partition(".")[0]
-                    bind(bound, _UNKNOWN._replace(line=node.lineno))
-                elif isinstance(sub, (*_FUNCTIONS, ast.ClassDef)):
-                    bind(sub.name, _UNKNOWN._replace(line=node.lineno))
+            for name in _statement_names(node):
+                bind(name, _UNKNOWN._replace(line=node.lineno))
     return found
 
 
@@ -141,28 +135,84 @@ class Call(NamedTuple):
     unpacked: bool  # * or ** unpacking: the arguments are unknown
 
 
+def _targets(node: ast.AST) -> Iterator[str]:
+    """The names an assignment target binds (``a``, ``a, (b, *c)``; not ``a.b``)."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for elt in node.elts:
+            yield from _targets(elt)
+    elif isinstance(node, ast.Starred):
+        yield from _targets(node.value)
+
+
+def _statement_names(node: ast.stmt) -> Iterator[str]:
+    """The names statement *node* binds in its scope, found from its statements and
+    their targets (not from expressions: a ``:=`` is not seen)."""
+    pending: list[ast.AST] = [node]
+    while pending:
+        sub = pending.pop()
+        if isinstance(sub, (*_FUNCTIONS, ast.ClassDef)):
+            yield sub.name
+            continue
+        if isinstance(sub, (ast.Import, ast.ImportFrom)):
+            for alias in sub.names:
+                yield (alias.asname or alias.name).partition(".")[0]
+            continue
+        if isinstance(sub, ast.Assign):
+            for target in sub.targets:
+                yield from _targets(target)
+        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            yield from _targets(sub.target)
+        elif isinstance(sub, (ast.With, ast.AsyncWith)):
+            for item in sub.items:
+                if item.optional_vars is not None:
+                    yield from _targets(item.optional_vars)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            yield sub.name
+        elif isinstance(sub, ast.Delete):
+            for target in sub.targets:
+                yield from _targets(target)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(sub, field, None)
+            if isinstance(inner, list):
+                pending.extend(inner)
+        pattern = getattr(sub, "pattern", None)  # a match case's captures
+        if pattern is not None:
+            for part in ast.walk(pattern):
+                name = getattr(part, "name", None) or getattr(part, "rest", None)
+                if isinstance(name, str):
+                    yield name
+
+
 def _locals(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> set[str]:
-    """Every name a function binds in its own scope or a scope inside it (its
-    parameters, assignments, imports, nested definitions), minus its globals: a
-    call of one of them is not a call of the module's global (over-approximated)."""
+    """Every name a function binds in its own scope (its parameters, assignments,
+    imports, nested definitions, also those under its ``if``/``for``/``try``),
+    minus its globals: a call of one of them is not a call of the module's global.
+    A ``:=`` is not seen."""
     args = node.args
     found = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     found.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    if isinstance(node, ast.Lambda):
+        return found
     declared: set[str] = set()
-    body = node.body if isinstance(node.body, list) else [node.body]
-    for stmt in body:
-        for sub in ast.walk(stmt):
-            if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
-                found.add(sub.id)
-            elif isinstance(sub, (*_FUNCTIONS, ast.ClassDef)):
-                found.add(sub.name)
-            elif isinstance(sub, ast.alias):
-                found.add((sub.asname or sub.name).partition(".")[0])
-            elif isinstance(sub, ast.arg):
-                found.add(sub.arg)
-            elif isinstance(sub, ast.Global):
+    for stmt in node.body:
+        found.update(_statement_names(stmt))
+        for sub in _statements(stmt):
+            if isinstance(sub, ast.Global):
                 declared.update(sub.names)
     return found - declared
+
+
+def _statements(node: ast.stmt) -> Iterator[ast.AST]:
+    pending: list[ast.AST] = [node]
+    while pending:
+        sub = pending.pop()
+        yield sub
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(sub, field, None)
+            if isinstance(inner, list):
+                pending.extend(inner)
 
 
 def _call_lines(text: str, names: Sequence[str]) -> list[int]:

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import ast
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
 from ... import _entrypoints
 from ..._config import is_module_name, parse_stack, read_marker
 from ..._discovery import SpecRoot, discover, explicit_roots
-from ..._errors import SpecError
+from ..._errors import SpecError, SpecWarning
 from .backends import Absent, absent_backends
 from .files import Files, under
 from .finder import Entry, Folder, Found
@@ -616,7 +617,11 @@ def load(
         else:
             roots.extend(explicit_roots(root, rdir, list(spec_roots)))
         entry_points = [ep for ep in _entrypoints.scan() if "." not in ep.value.strip()]
-        found_roots = discover(root, rdir, stack, lambda: entry_points)
+        with warnings.catch_warnings():
+            # The run time warns of a spec root in a wrong place; the commands report
+            # it themselves (see .backends).
+            warnings.simplefilter("ignore", SpecWarning)
+            found_roots = discover(root, rdir, stack, lambda: entry_points)
     except SpecError as exc:
         raise InputError(str(exc)) from None
     seen = {r.real for r in roots}
