@@ -667,7 +667,11 @@ def test_unmodified_source_trunk_names_the_init_to_edit_as_well(
     )
     code, out, _ = run(capsys, "check", "--repo", str(tmp_path), "-b", "vendor")
     assert "the trunk looks unmodified" in out
-    assert f"Or add 'spec_path(__path__)' to {tmp_path / 'python/hpkg/__init__.py'}" in out
+    assert (
+        "Or add 'spec_path(__path__)' to the 1 package init the mirror files need: "
+        f"{tmp_path / 'python/hpkg/__init__.py'} "
+        "('flagtree-spec spec-path -b vendor --apply' inserts it)"
+    ) in out
     assert code == 1
 
 

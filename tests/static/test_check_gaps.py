@@ -300,6 +300,8 @@ def test_fts024_leaves_alone_what_syntax_cannot_decide(
                 "        super().__init__(what)\n\n\n"
                 "def takes(a, *rest, key=None, **more):\n    return a\n"
             ),
+            # The version the override shadows makes the same call of Error().
+            "python/tri/use.py": "from .lib import Error\n\n\ndef run(args):\n    Error()\n",
             VENDOR + "tri/use.py": (
                 "from .lib import Colour, Error, Plain, decorated, takes\n\n\n"
                 "def run(args):\n"
@@ -308,16 +310,17 @@ def test_fts024_leaves_alone_what_syntax_cannot_decide(
                 "    takes(1, 2, 3, key=4, other=5)\n"  # binds
                 "    takes(*args)\n"  # unpacked: unknown
                 "    Error('x')\n"  # binds
-                "    Error()\n"  # missing 'what'
+                "    Error()\n"  # missing 'what', but written so in trunk's use.py too
                 "    Plain(1)\n"  # takes no argument
+                "    Error(\n        )\n"  # missing 'what'
             ),
         },
     )
     _, found, _ = findings(capsys, tmp_path, "--select", "FTS024")
     use = str(tmp_path / VENDOR / "tri/use.py")
-    assert codes(found, "FTS024") == [("error", use, 10), ("error", use, 11)]
-    assert "missing required positional argument 'what'" in found[0]["message"]
-    assert "takes 0 positional arguments but 1 were given" in found[1]["message"]
+    assert codes(found, "FTS024") == [("error", use, 11), ("error", use, 12)]
+    assert "takes 0 positional arguments but 1 were given" in found[0]["message"]
+    assert "missing required positional argument 'what'" in found[1]["message"]
 
 
 # --------------------------------------------------------------------------- 6. dropped names

@@ -14,12 +14,14 @@ They register in :mod:`.registry`.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
-from ..model.definitions import Definition, calls_of, top_definitions
+from ..model.calls import Signature
+from ..model.definitions import Definition, calls_of, definition_of, parameters
 from ..model.model import Model
 from ..model.modules import Module
 from ..model.names import import_time_reads
@@ -153,43 +155,69 @@ class UnboundName(Rule):
             )
 
 
-# Per model: the top-level definitions of each file asked about.
-_DEFINITIONS: weakref.WeakKeyDictionary[Model, dict[str, dict[str, Definition]]] = (
-    weakref.WeakKeyDictionary()
-)
+# Per model: what each (file, name) asked about is bound to, with the parameters
+# of a definition.
+_DEFINITIONS: weakref.WeakKeyDictionary[
+    Model, dict[tuple[str, str], Optional[tuple[Definition, Optional[Signature]]]]
+] = weakref.WeakKeyDictionary()
 
 
-def _definitions(model: Model, module: Module, path: str) -> dict[str, Definition]:
+def _definition(
+    model: Model, module: Module, path: str, name: str
+) -> Optional[tuple[Definition, Optional[Signature]]]:
     cache = _DEFINITIONS.setdefault(model, {})
-    found = cache.get(path)
-    if found is None:
-        tree = model.tree_of(path)
-        found = cache[path] = {} if tree is None else top_definitions(tree, _package(module))
-    return found
+    key = (path, name)
+    if key in cache:
+        return cache[key]
+    tree = model.tree_of(path)
+    found = definition_of(tree, name, _package(module)) if tree is not None else None
+    result = None if found is None else (found, parameters(found))
+    cache[key] = result
+    return result
 
 
 def _runs(
     model: Model, module: Module, name: str, depth: int = _DEPTH
-) -> Optional[tuple[Definition, str]]:
+) -> Optional[tuple[Definition, Signature, str]]:
     """The ``def`` or ``class`` that name *name* of *module* is bound to when its file
-    has run, with that file: followed through ``from ... import`` and through the
-    lower versions that ``inherit()`` runs; ``None`` when that cannot be told."""
+    has run, with its parameters and its file: followed through ``from ... import``
+    and through the lower versions that ``inherit()`` runs; ``None`` when that cannot
+    be told."""
     if depth == 0 or module.file is None or not module.file.endswith(".py"):
         return None
     files = [module.file, *(lower.path for lower in model.inherited(module))]
     for path in files:
-        found = _definitions(model, module, path).get(name)
+        found = _definition(model, module, path, name)
         if found is None:
-            if model.source(path).facts().defines_all and not model.source(path).facts().inherits:
+            facts = model.source(path).facts()
+            if facts.defines_all and not facts.inherits:
                 return None  # a star import or bind_symbols may bind it
             continue
-        if found.kind in ("function", "class"):
-            return found, path
-        if found.kind == "import" and found.module.partition(".")[0] == model.root:
-            target = model.resolve(found.module)
-            return _runs(model, target, found.name, depth - 1)
+        definition, signature = found
+        if definition.kind in ("function", "class"):
+            return None if signature is None else (definition, signature, path)
+        if definition.kind == "import" and definition.module.partition(".")[0] == model.root:
+            return _runs(model, model.resolve(definition.module), definition.name, depth - 1)
         return None
     return None
+
+
+def _from_root(model: Model, package: str, source: Source) -> list[str]:
+    """The names that *source*'s module-level ``from ... import`` statements of modules
+    of the root package bind (aliases included)."""
+    found: list[str] = []
+    for level, written, names, line, _, _ in source.facts().imports:
+        target = resolve_relative(level, written, package)
+        if target is None or target.partition(".")[0] != model.root or "*" in names:
+            continue
+        if " as " in source.text:  # maybe bound under another name: read the statement
+            tree = source.tree
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ImportFrom) and node.lineno == line:
+                    found.extend(a.asname or a.name for a in node.names)
+        else:
+            found.extend(names)
+    return sorted(set(found) & source.facts().imported)
 
 
 @rule("FTS024", "error", "a call whose arguments the definition that runs cannot take")
@@ -208,33 +236,33 @@ class CallArguments(Rule):
         if mf.state != "live" or source is None or source.tree is None:
             return
         model, module = mf.model, mf.module
-        own = _definitions(model, module, mf.entry.path)
-        names = [
-            name
-            for name, found in own.items()
-            if found.kind == "import" and found.module.partition(".")[0] == model.root
-        ]
+        facts = source.facts()
+        names = _from_root(model, _package(module), source)
         if mf.inherits:
             for lower in model.inherited(module):
                 names += [
                     name
-                    for name, found in _definitions(model, module, lower.path).items()
-                    if name not in own and found.kind != "unknown" and name not in names
+                    for name in lower.source.facts().defined
+                    if name not in facts.defined and name not in names
                 ]
         if not names:
             return
         errors: dict[tuple[str, int, tuple[str, ...]], Optional[str]] = {}
-        for call in calls_of(source.tree, source.text, names):
+        # A call written as the version it shadows writes it is the trunk's own call.
+        shadowed = mf.lower_source
+        known = (
+            frozenset(s.strip() for s in shadowed.text.splitlines()) if shadowed else frozenset()
+        )
+        for call in calls_of(source.tree, source.text, names, known):
             if call.unpacked:
                 continue
             found = _runs(model, module, call.name)
-            if found is None or found[0].signature is None:
+            if found is None:
                 continue
-            definition, path = found
-            assert definition.signature is not None
+            definition, signature, path = found
             shape = (call.name, call.positional, call.keywords)
             if shape not in errors:
-                errors[shape] = bind_error(definition.signature, call.positional, call.keywords)
+                errors[shape] = bind_error(signature, call.positional, call.keywords)
             error = errors[shape]
             if error is None:
                 continue
@@ -243,7 +271,7 @@ class CallArguments(Rule):
                 mf.entry.path,
                 call.line,
                 call.col,
-                f"{call.name}(...): the {what} {call.name}{definition.signature.describe()} "
+                f"{call.name}(...): the {what} {call.name}{signature.describe()} "
                 f"that runs, at {path}:{definition.line}, {error}; it takes other arguments "
                 "than this call passes (the trunk may have changed it): change the call",
             )

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
 from ..model.model import Model
+from ..model.overrides import inits_needing_spec_path
 from ..model.source import same_code
 from .registry import Hit, Rule, _rel, _running, _shown, rule
 
@@ -115,12 +116,16 @@ class DeadOverride(Rule):
         dead = sorted(_dead_in_unmodified.pop(model, []))
         if not dead:
             return
-        init = os.path.join(model.rdir, "__init__.py")
-        fix = (
-            "The trunk is installed: editing its files is not the fix"
-            if _installed(model.rdir)
-            else f"Or add 'spec_path(__path__)' to {init} and the packages the overrides are in"
-        )
+        if _installed(model.rdir):
+            fix = "The trunk is installed: editing its files is not the fix"
+        else:
+            inits = inits_needing_spec_path(model) or [os.path.join(model.rdir, "__init__.py")]
+            backend = f" -b {','.join(model.stack)}" if model.stack else ""
+            fix = (
+                f"Or add 'spec_path(__path__)' to the {len(inits)} package "
+                f"init{'s' if len(inits) != 1 else ''} the mirror files need: "
+                f"{', '.join(inits)} ('flagtree-spec spec-path{backend} --apply' inserts it)"
+            )
         files = f"{len(dead)} file{'s' if len(dead) != 1 else ''}"
         yield Hit(
             dead[0],

@@ -20,6 +20,7 @@ __all__ = [
     "HookCall",
     "Signature",
     "call_name",
+    "calls_on",
     "dispatchers",
     "hook_call",
     "hook_calls",
@@ -269,7 +270,7 @@ def _fields_of(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return found
 
 
-def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
+def calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
     """The calls in *tree* that span one of the sorted *lines* (a superset of the
     calls written on those lines).
 
@@ -317,9 +318,25 @@ def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[as
             at += 1
 
 
+def _header_on(node: ast.AST, lines: Sequence[int]) -> bool:
+    """Whether one of the sorted *lines* falls on the header of compound statement
+    *node* (its decorators down to the line where its body starts): a call in its
+    own expressions (a test, a decorator, a default) can span only those."""
+    body = getattr(node, "body", None)
+    first = getattr(node, "lineno", None)
+    if not body or first is None or not hasattr(body[0], "lineno"):
+        return True  # a match statement, whose cases have no lines: entered
+    for decorator in getattr(node, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= body[0].lineno
+
+
 def _enter(node: ast.AST, lines: Sequence[int], found: list[ast.Call]) -> None:
     """The calls of *node*'s own expressions, and of its statements on *lines*."""
     parts, bodies = _fields_of(type(node))
+    if bodies and not _header_on(node, lines):
+        parts = ()  # the lines are in its body: its own expressions hold none of them
     pending: list[object] = []
     for field in parts:
         value = getattr(node, field, None)
@@ -397,7 +414,7 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
     lines = _call_lines(text, wanted)
     if not lines:
         return calls
-    for node in _calls_on(tree, lines):
+    for node in calls_on(tree, lines):
         found = hook_call(node, wanted)
         if found is not None:
             calls.append(found)

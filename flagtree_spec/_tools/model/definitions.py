@@ -1,6 +1,6 @@
 """The top-level definitions of a module, and the calls a file makes of names it imports.
 
-:func:`top_definitions` says what each name a module binds once, at top level
+:func:`definition_of` says what a name a module binds once, at top level
 and unconditionally, is bound to: an undecorated ``def`` (with its
 parameters), a plain ``class`` (with the parameters its ``__init__`` takes,
 ``self`` left out, or none for a class without bases or ``__init__``), or a
@@ -14,16 +14,14 @@ variable of that name shadows the global.
 from __future__ import annotations
 
 import ast
-import bisect
 import builtins
-import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional, Union
 
-from .calls import Signature, signature_of
+from .calls import Signature, calls_on, parser_lines, signature_of
 from .facts import resolve_relative
 
-__all__ = ["Call", "Definition", "calls_of", "top_definitions"]
+__all__ = ["UNKNOWN", "Call", "Definition", "calls_of", "definition_of", "parameters"]
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -32,13 +30,13 @@ class Definition(NamedTuple):
     """What a module-level name is bound to.
 
     ``kind`` is ``function``, ``class``, ``import`` (then ``module`` and
-    ``name`` say what from) or ``unknown``; ``signature`` is the parameters a
-    call of a function or class binds to.
+    ``name`` say what from) or ``unknown``; ``node`` is the ``def`` or
+    ``class`` (see :func:`parameters`).
     """
 
     kind: str
     line: int
-    signature: Optional[Signature] = None
+    node: Optional[ast.stmt] = None
     module: str = ""
     name: str = ""
 
@@ -56,6 +54,19 @@ _PLAIN_BASES = frozenset(
 )
 
 
+def parameters(definition: Definition) -> Optional[Signature]:
+    """The parameters a call of *definition* binds to: a function's, a class's
+    ``__init__``'s without ``self`` (none for a class without bases or ``__init__``);
+    ``None`` when syntax cannot tell (a decorator, a metaclass, a ``__new__``, a base
+    that may bring any of them)."""
+    node = definition.node
+    if isinstance(node, _FUNCTIONS):
+        return None if node.decorator_list else signature_of(node)
+    if isinstance(node, ast.ClassDef):
+        return _class(node)
+    return None
+
+
 def _without_self(sig: Signature) -> Signature:
     """The parameters of a method called through its class's instance: the first left out."""
     if sig.positional_only:
@@ -67,60 +78,70 @@ def _without_self(sig: Signature) -> Signature:
     return sig  # def __init__(*args): self is one of them
 
 
-def _class(node: ast.ClassDef) -> Definition:
+def _class(node: ast.ClassDef) -> Optional[Signature]:
     if node.decorator_list or node.keywords:
-        return _UNKNOWN._replace(line=node.lineno)  # a decorator or a metaclass may change it
+        return None  # a decorator or a metaclass may change it
     init: Optional[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = None
     for stmt in node.body:
-        if isinstance(stmt, _FUNCTIONS) and stmt.name in ("__new__", "__init__", "__call__"):
-            if stmt.name == "__new__" or stmt.decorator_list:
-                return _UNKNOWN._replace(line=node.lineno)
+        if isinstance(stmt, _FUNCTIONS):
+            if stmt.name == "__new__" or (stmt.name == "__init__" and stmt.decorator_list):
+                return None
             if stmt.name == "__init__":
                 init = stmt
-        elif not isinstance(stmt, (ast.Expr, ast.Pass, *_FUNCTIONS)) and "__init__" in {
-            n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
-        }:
-            return _UNKNOWN._replace(line=node.lineno)  # __init__ = something
+        elif not isinstance(stmt, (ast.Expr, ast.Pass)) and "__init__" in _statement_names(stmt):
+            return None  # __init__ = something
     if not all(isinstance(b, ast.Name) and b.id in _PLAIN_BASES for b in node.bases):
         # A base may bring a metaclass, a __new__ or an __init__ of its own (an
         # Enum, a NamedTuple, a generic class): what a call takes is unknown.
-        return _UNKNOWN._replace(line=node.lineno)
+        return None
     if init is not None:
-        return Definition("class", node.lineno, _without_self(signature_of(init)))
+        return _without_self(signature_of(init))
     if node.bases:
-        return _UNKNOWN._replace(line=node.lineno)  # the exception's own __init__
-    return Definition("class", node.lineno, Signature((), (), 0, False, (), frozenset(), False))
+        return None  # the exception's own __init__
+    return Signature((), (), 0, False, (), frozenset(), False)
 
 
-def top_definitions(tree: ast.Module, package: str) -> dict[str, Definition]:
-    """What each top-level name of module *tree* (in package *package*) is bound to."""
-    found: dict[str, Definition] = {}
-    seen: set[str] = set()
+_DEFINING = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# What a name bound twice, or by any other statement, is: nothing a call can be judged on.
+UNKNOWN = Definition("unknown", 0)
 
-    def bind(name: str, definition: Definition) -> None:
-        found[name] = _UNKNOWN._replace(line=definition.line) if name in seen else definition
-        seen.add(name)
 
+def definition_of(tree: ast.Module, name: str, package: str) -> Optional[Definition]:
+    """What top-level name *name* of module *tree* (in package *package*) is bound to;
+    ``None`` when no top-level statement binds it (a star import may)."""
+    found: Optional[Definition] = None
     for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            if node.decorator_list:
-                bind(node.name, _UNKNOWN._replace(line=node.lineno))
-            else:
-                bind(node.name, Definition("function", node.lineno, signature_of(node)))
-        elif isinstance(node, ast.ClassDef):
-            bind(node.name, _class(node))
-        elif isinstance(node, ast.ImportFrom):
-            module = resolve_relative(node.level, node.module, package)
-            for alias in node.names:
-                if alias.name == "*" or module is None:
-                    continue
-                bind(
-                    alias.asname or alias.name,
-                    Definition("import", node.lineno, None, module, alias.name),
-                )
+        kind = type(node)
+        if kind is ast.Expr or kind is ast.Pass:
+            continue
+        if isinstance(node, _DEFINING):
+            if node.name != name:
+                continue
+            this = Definition("class" if kind is ast.ClassDef else "function", node.lineno, node)
+        elif kind is ast.ImportFrom or kind is ast.Import:
+            alias = next(
+                (a for a in node.names if (a.asname or a.name.partition(".")[0]) == name),  # type: ignore[attr-defined]
+                None,
+            )
+            if alias is None:
+                continue
+            module = (
+                resolve_relative(node.level, node.module, package)  # type: ignore[attr-defined]
+                if kind is ast.ImportFrom
+                else None
+            )
+            this = UNKNOWN if module is None else Definition("import", 0, None, module, alias.name)
+        elif kind is ast.Assign:
+            if not any(name in set(_targets(t)) for t in node.targets):  # type: ignore[attr-defined]
+                continue
+            this = UNKNOWN
+        elif name in set(_statement_names(node)):
+            this = UNKNOWN
         else:
-            for name in _statement_names(node):
-                bind(name, _UNKNOWN._replace(line=node.lineno))
+            continue
+        if found is not None:
+            return UNKNOWN  # bound twice
+        found = this
     return found
 
 
@@ -146,43 +167,60 @@ def _targets(node: ast.AST) -> Iterator[str]:
         yield from _targets(node.value)
 
 
-def _statement_names(node: ast.stmt) -> Iterator[str]:
+_BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# Statements that hold other statements, with the fields that hold them.
+_BLOCKS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in _BODY_FIELDS if f in kind._fields)
+    for kind in (
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.ExceptHandler,
+        *(getattr(ast, n) for n in ("Try", "TryStar", "Match", "match_case") if hasattr(ast, n)),
+    )
+}
+
+
+def _statement_names(node: ast.AST) -> Iterator[str]:
     """The names statement *node* binds in its scope, found from its statements and
     their targets (not from expressions: a ``:=`` is not seen)."""
-    pending: list[ast.AST] = [node]
-    while pending:
-        sub = pending.pop()
-        if isinstance(sub, (*_FUNCTIONS, ast.ClassDef)):
-            yield sub.name
-            continue
-        if isinstance(sub, (ast.Import, ast.ImportFrom)):
-            for alias in sub.names:
-                yield (alias.asname or alias.name).partition(".")[0]
-            continue
-        if isinstance(sub, ast.Assign):
-            for target in sub.targets:
-                yield from _targets(target)
-        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
-            yield from _targets(sub.target)
-        elif isinstance(sub, (ast.With, ast.AsyncWith)):
-            for item in sub.items:
+    kind = type(node)
+    if kind is ast.Expr or kind is ast.Pass or kind is ast.Return:
+        return
+    if isinstance(node, _DEFINING):
+        yield node.name
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        for alias in node.names:
+            yield (alias.asname or alias.name).partition(".")[0]
+    elif isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from _targets(target)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        yield from _targets(node.target)
+    elif isinstance(node, ast.Delete):
+        for target in node.targets:
+            yield from _targets(target)
+    elif kind in _BLOCKS:
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            yield from _targets(node.target)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
                 if item.optional_vars is not None:
                     yield from _targets(item.optional_vars)
-        elif isinstance(sub, ast.ExceptHandler) and sub.name:
-            yield sub.name
-        elif isinstance(sub, ast.Delete):
-            for target in sub.targets:
-                yield from _targets(target)
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(sub, field, None)
-            if isinstance(inner, list):
-                pending.extend(inner)
-        pattern = getattr(sub, "pattern", None)  # a match case's captures
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            yield node.name
+        pattern = getattr(node, "pattern", None)  # a match case's captures
         if pattern is not None:
             for part in ast.walk(pattern):
                 name = getattr(part, "name", None) or getattr(part, "rest", None)
                 if isinstance(name, str):
                     yield name
+        for field in _BLOCKS[kind]:
+            for inner in getattr(node, field):
+                yield from _statement_names(inner)
 
 
 def _locals(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> set[str]:
@@ -216,68 +254,131 @@ def _statements(node: ast.stmt) -> Iterator[ast.AST]:
 
 
 def _call_lines(text: str, names: Sequence[str]) -> list[int]:
-    pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\(")
+    """The sorted lines where one of *names* is written before a ``(`` (a superset of
+    where their calls start: strings and comments are not told apart).  Found with
+    ``str.find``: a regular expression of the names would be compiled per file."""
+    starts: list[int] = []
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            before = text[at - 1] if at else " "
+            if not (before.isalnum() or before == "_"):
+                rest = text[end : end + 8].lstrip()
+                if rest[:1] == "(" or (not rest and text[end:].lstrip()[:1] == "("):
+                    starts.append(at)
+            at = text.find(name, end)
+    starts.sort()
     lines: list[int] = []
     line, counted = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", counted, match.start())
-        counted = match.start()
+    for start in starts:
+        line += text.count("\n", counted, start)
+        counted = start
         if not lines or lines[-1] != line:
             lines.append(line)
     return lines
 
 
-def calls_of(tree: ast.Module, text: str, names: Sequence[str]) -> list[Call]:
+def _functions_around(body: Sequence[ast.stmt], line: int) -> Iterator[ast.AST]:
+    """The ``def`` statements (a method's, a nested one's) whose body holds *line*,
+    outermost first; statements only are looked at (a lambda is not seen)."""
+    at: Sequence[ast.stmt] = body
+    while True:
+        inner = None
+        for node in at:
+            if node.lineno <= line <= (node.end_lineno or node.lineno):
+                inner = node
+                break
+        if inner is None:
+            return
+        if isinstance(inner, _FUNCTIONS):
+            yield inner
+        children: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(inner, field, None)
+            if isinstance(value, list):
+                children.extend(value)
+        for holder in (*getattr(inner, "handlers", ()), *getattr(inner, "cases", ())):
+            children.extend(holder.body)
+        if not children:
+            return
+        at = children
+
+
+def _maybe_bound(
+    lines: Sequence[str], function: Union[ast.FunctionDef, ast.AsyncFunctionDef], name: str
+) -> bool:
+    """Whether *function*'s text may bind *name*: some use of it is not a call
+    (``name =``, ``name,``, a parameter), or one is ``def name(``/``class name(``."""
+    text = "\n".join(lines[function.lineno - 1 : function.end_lineno or function.lineno])
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        after = text[end : end + 1]
+        whole = not (before.isalnum() or before == "_" or after.isalnum() or after == "_")
+        if whole and (
+            text[end:].lstrip()[:1] != "(" or text[:at].rstrip().endswith(("def", "class"))
+        ):
+            return True
+        at = text.find(name, end)
+    return False
+
+
+def calls_of(
+    tree: ast.Module, text: str, names: Sequence[str], known: frozenset[str] = frozenset()
+) -> list[Call]:
     """The calls of the bare global *names* in *tree* (parsed from *text*): only the
-    statements on lines where one of them is written before ``(`` are walked."""
+    statements on lines where one of them is written before ``(`` are walked (see
+    :func:`~.calls.calls_on`), and a call in a function with a parameter or
+    variable of that name is left out.  A line whose text (stripped) is one of
+    *known* and holds whole calls (its brackets balance) is left out too: the
+    version an override shadows makes the same call."""
     if not names:
         return []
-    lines = _call_lines(text.replace("\r\n", "\n").replace("\r", "\n"), names)
+    text = parser_lines(text)
+    lines = _call_lines(text, names)
+    if known and lines:
+        rows = text.split("\n")
+        lines = [
+            n
+            for n in lines
+            if not (
+                rows[n - 1].strip() in known
+                and rows[n - 1].count("(") == rows[n - 1].count(")")
+                and rows[n - 1].count("[") == rows[n - 1].count("]")
+            )
+        ]
     if not lines:
         return []
     wanted = frozenset(names)
     found: list[Call] = []
-    pending: list[tuple[ast.AST, frozenset[str]]] = [(n, frozenset()) for n in tree.body]
-    while pending:
-        node, shadowed = pending.pop()
-        first = getattr(node, "lineno", None)
-        if first is not None:
-            last = getattr(node, "end_lineno", None) or first
-            for decorator in getattr(node, "decorator_list", ()):
-                first = min(first, decorator.lineno)
-            at = bisect.bisect_left(lines, first)
-            if at == len(lines) or lines[at] > last:
-                continue  # no wanted call is written within it
-        if isinstance(node, (*_FUNCTIONS, ast.Lambda)):
-            args = node.args
-            outside: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d)]
-            if not isinstance(node, ast.Lambda):
-                outside.extend(node.decorator_list)
-            pending.extend((n, shadowed) for n in outside)
-            inner = shadowed | _locals(node)
-            body = node.body if isinstance(node.body, list) else [node.body]
-            pending.extend((n, inner) for n in body)
+    shadowing: dict[int, set[str]] = {}  # id of a def -> its own names
+    text_lines: list[str] = []
+    for node in calls_on(tree, lines):
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id not in wanted:
             continue
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in wanted
-            and node.func.id not in shadowed
-        ):
-            keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
-            unpacked = any(isinstance(a, ast.Starred) for a in node.args) or len(keywords) < len(
-                node.keywords
-            )
-            found.append(
-                Call(
-                    node.func.id,
-                    node.lineno,
-                    node.col_offset + 1,
-                    len(node.args),
-                    keywords,
-                    unpacked,
-                )
-            )
-        pending.extend((child, shadowed) for child in ast.iter_child_nodes(node))
+        shadowed = False
+        for function in _functions_around(tree.body, node.lineno):
+            assert isinstance(function, _FUNCTIONS)
+            text_lines = text_lines or text.splitlines()
+            if not _maybe_bound(text_lines, function, func.id):
+                continue  # every use of the name there is a call: none binds it
+            own = shadowing.get(id(function))
+            if own is None:
+                own = shadowing[id(function)] = _locals(function)
+            if func.id in own:
+                shadowed = True
+                break
+        if shadowed:
+            continue
+        keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+        unpacked = any(isinstance(a, ast.Starred) for a in node.args) or len(keywords) < len(
+            node.keywords
+        )
+        found.append(
+            Call(func.id, node.lineno, node.col_offset + 1, len(node.args), keywords, unpacked)
+        )
     found.sort(key=lambda c: (c.line, c.col))
     return found

@@ -44,6 +44,28 @@ class Reads(NamedTuple):
     unknown: str
 
 
+# Nodes below which no name is read.
+_LEAVES: frozenset[type] = frozenset(
+    {ast.Constant, ast.Pass, ast.alias, *(c for c in ast.expr_context.__subclasses__())}
+    | set(ast.operator.__subclasses__())
+    | set(ast.boolop.__subclasses__())
+    | set(ast.unaryop.__subclasses__())
+    | set(ast.cmpop.__subclasses__())
+)
+# Fields that hold no node: names, numbers, flags.
+_SCALARS = frozenset(
+    {"id", "arg", "attr", "name", "module", "asname", "level", "type_comment", "conversion"}
+    | {"is_async", "simple", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"}
+)
+# Per node type, the fields that may hold nodes.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    found = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SCALARS)
+    return found
+
+
 def _is_main_guard(test: ast.expr) -> bool:
     if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
@@ -76,6 +98,8 @@ class _Walker:
         pending = [n for n in nodes if n is not None]
         while pending:
             node = pending.pop()
+            if type(node) in _LEAVES:
+                continue
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self.read(node.id, node, local)
@@ -100,7 +124,12 @@ class _Walker:
                 value = node.value
                 if isinstance(value, ast.Call) and call_name(value.func) in _NAMESPACES:
                     self.unknown = self.unknown or f"{call_name(value.func)}()[...] = ..."
-            pending.extend(ast.iter_child_nodes(node))
+            for field in _FIELDS.get(type(node)) or _fields_of(type(node)):
+                inner = getattr(node, field, None)
+                if type(inner) is list:
+                    pending.extend(inner)
+                elif inner is not None:
+                    pending.append(inner)
 
     def comprehension(
         self,
@@ -153,8 +182,19 @@ class _Walker:
             self.statement(node, local)
 
     def statement(self, node: ast.stmt, local: frozenset[str]) -> None:
-        if isinstance(node, _FUNCTIONS):
-            self.function(node, local)
+        kind = type(node)
+        if kind is ast.Expr:
+            self.expressions([node.value], local)  # type: ignore[attr-defined]
+        elif kind is ast.Assign:
+            self.expressions([node.value, *node.targets], local)  # type: ignore[attr-defined]
+        elif isinstance(node, _FUNCTIONS):
+            if (
+                node.decorator_list
+                or node.args.defaults
+                or node.args.kw_defaults
+                or (self.annotations)
+            ):
+                self.function(node, local)
         elif isinstance(node, ast.ClassDef):
             self.klass(node, local)
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Pass)):

@@ -21,7 +21,14 @@ from .model import Model
 from .modules import Module
 from .source import Source, same_code
 
-__all__ = ["MirrorFile", "excluded_by", "list_rows", "mirror_facts", "mirror_file"]
+__all__ = [
+    "MirrorFile",
+    "excluded_by",
+    "inits_needing_spec_path",
+    "list_rows",
+    "mirror_facts",
+    "mirror_file",
+]
 
 
 class MirrorFile:
@@ -223,3 +230,39 @@ def list_rows(model: Model) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def inits_needing_spec_path(model: Model, spec_root: Optional[SpecRoot] = None) -> list[str]:
+    """The trunk package ``__init__.py`` files that must call ``spec_path(__path__)``
+    for the files of the mirror trees (of *spec_root* only, when given) to load, and
+    do not: for a module, its package's (a namespace portion or a package the backend
+    adds: the nearest trunk package above); for a package-init override, its parent
+    package's, and the trunk's own ``__init__`` of the package when the override runs
+    it with ``inherit(globals())``.  Sorted; hook fragments and compiled files aside.
+    """
+    fragments = model.hook_fragments()
+    wanted: set[str] = set()
+    for root, entry in model.mirror_files():
+        if (spec_root is not None and root is not spec_root) or entry.kind == "compiled":
+            continue
+        if entry.name == model.root or os.path.normpath(entry.path) in fragments:
+            continue
+        parts = entry.name.split(".")[1:]
+        if entry.kind == "init":
+            source = model.source(entry.path)
+            if source.error is None and source.facts().inherits:
+                wanted.add(os.path.join(model.rdir, *parts, "__init__.py"))
+            parts = parts[:-1]
+        else:
+            parts = parts[:-1]
+        while parts and not os.path.isfile(os.path.join(model.rdir, *parts, "__init__.py")):
+            parts = parts[:-1]  # an added package, or a namespace portion: its parent finds it
+        wanted.add(os.path.join(model.rdir, *parts, "__init__.py"))
+    needed = []
+    for init in sorted(wanted):
+        if not os.path.isfile(init):
+            continue
+        source = model.source(init)
+        if source.error is None and source.facts().spec_path is None:
+            needed.append(init)
+    return needed
