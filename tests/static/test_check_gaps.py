@@ -441,3 +441,56 @@ def test_a_spec_root_in_a_wrong_place_is_named_by_strict_mode_and_warned_once_at
     (warning,) = out["warnings"]
     assert wrong in warning and "the program runs on the trunk without it" in warning
     assert wrong in out["strict"] and "FLAGTREE_SPEC_STRICT=1" in out["strict"]
+
+
+# --------------------------------------------------------------------------- spec_path calls
+
+
+def test_after_an_upgrade_check_names_each_init_that_lost_spec_path_and_spec_path_restores_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The new trunk has none of the spec_path(__path__) calls the old one had: check
+    names each package init the mirror files need it in, 'spec-path' lists them (exit
+    1) and with --apply inserts the guarded idiom; then the overrides load."""
+    make(
+        tmp_path,
+        {
+            "python/upg/__init__.py": '"""The new trunk."""\nfrom . import core\n',
+            "python/upg/core.py": "X = 'trunk'\n",
+            "python/upg/lang/__init__.py": "from .ops import op\n",
+            "python/upg/lang/ops.py": "def op():\n    return 'trunk'\n",
+            "python/upg/lang/extra/mod.py": "Y = 1\n",  # a namespace portion
+            "python/upg/tools/__init__.py": "",
+            VENDOR + "upg/core.py": "X = 'vendor'\n",
+            VENDOR + "upg/lang/ops.py": "def op():\n    return 'vendor'\n",
+            VENDOR + "upg/lang/extra/added.py": "Z = 1\n",  # its package's parent needs it
+        },
+    )
+    code, found, _ = findings(capsys, tmp_path)
+    (unmodified,) = [f["message"] for f in found if f["code"] == "FTS001"]
+    inits = [tmp_path / "python/upg/__init__.py", tmp_path / "python/upg/lang/__init__.py"]
+    assert (
+        f"the 2 package inits the mirror files need: {inits[0]}, {inits[1]} "
+        "('flagtree-spec spec-path -b vendor --apply' inserts it)"
+    ) in unmodified
+    assert code == 1
+    code, out, err = run(capsys, "spec-path", "--repo", str(tmp_path), "-b", "vendor")
+    assert out.splitlines() == [f"missing  {inits[0]}", f"missing  {inits[1]}"]
+    assert "nothing written" in err and code == 1
+    code, out, _ = run(capsys, "spec-path", "--repo", str(tmp_path), "-b", "vendor", "--apply")
+    assert out.splitlines() == [f"added  {inits[0]}", f"added  {inits[1]}"] and code == 0
+    assert (
+        inits[0]
+        .read_text()
+        .startswith('"""The new trunk."""\n\ntry:\n    from flagtree_spec import spec_path\n')
+    )
+    code, found, _ = findings(capsys, tmp_path)
+    assert [f["code"] for f in found] == ["FTS008"] and code == 0  # added.py: a new module
+    code, out, _ = run(capsys, "spec-path", "--repo", str(tmp_path), "-b", "vendor")
+    assert out == "" and code == 0
+    real = outcomes(
+        tmp_path,
+        "import upg, upg.lang.ops, upg.lang.extra.added\n"
+        "out['core'] = upg.core.X\nout['op'] = upg.lang.ops.op()\n",
+    )
+    assert real == {"core": "vendor", "op": "vendor"}

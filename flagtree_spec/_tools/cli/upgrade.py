@@ -68,8 +68,12 @@ def _rebase(args: argparse.Namespace) -> int:
         )
     model = model_from(args)
     spec_root = lock.target(model)
-    locked, outcomes = rebase.plan(model, spec_root, args.old_trunk)
-    olds = {o.path: model.source(o.path).text for o in outcomes if o.text is not None}
+    locked, outcomes = rebase.plan(model, spec_root, args.old_trunk, args.drop_identical)
+    olds = {
+        o.path: model.source(o.path).text if os.path.isfile(o.path) else ""
+        for o in outcomes
+        if o.text is not None
+    }
     written = 0
     if args.apply:
         written = rebase.apply(spec_root, locked, outcomes, rebase.encodings(model, outcomes))
@@ -97,6 +101,10 @@ def _rebase(args: argparse.Namespace) -> int:
             sys.stdout.write(row["diff"])
         counts = {s: sum(o.state == s for o in outcomes) for s in ("clean", "conflict")}
         counts["unchanged"] = sum(o.state == "unchanged" for o in outcomes)
+        for state in ("whole", "identical", "restored", "deleted"):
+            counts[state] = sum(o.state == state for o in outcomes)
+            if not counts[state]:
+                del counts[state]
         summary = ", ".join(f"{n} {s}" for s, n in counts.items())
         if not args.apply:
             tail = "nothing written (pass --apply to write the merges)"
@@ -106,6 +114,14 @@ def _rebase(args: argparse.Namespace) -> int:
                 again = f"flagtree-spec lock{lock.option(spec_root)}"
                 tail += f"; resolve the conflict markers (<<<<<<<), then run '{again}'"
         print(f"{summary}; {tail}", file=sys.stderr)
+        inits = inits_needing_spec_path(model, spec_root)
+        if inits:
+            print(
+                f"note: {len(inits)} package init{'s' if len(inits) != 1 else ''} of the trunk "
+                "that the mirror files need do not call spec_path(__path__) (a new trunk?): "
+                f"'flagtree-spec spec-path{lock.option(spec_root)} --apply' inserts it",
+                file=sys.stderr,
+            )
     return 1 if conflicts else 0
 
 
@@ -164,8 +180,11 @@ def add_commands(commands: Any) -> None:
         description="Merge each override's counterpart changes since the lock three ways "
         "(git merge-file --diff3): base = the locked version (from its git blob, or "
         "--old-trunk), ours = the override, theirs = the version now. Inheriting overrides "
-        "merge per replaced definition. Prints clean / conflict / unchanged and the diff per "
-        "override; writes nothing without --apply. Exit 1 when a conflict remains.",
+        "merge per replaced definition. An override whose trunk file is gone is written "
+        "whole (the locked trunk version plus the override); a module the lock recorded as the "
+        "trunk's that the trunk deleted is restored into the mirror tree where something "
+        "imports it. Prints clean / conflict / unchanged / whole / restored / deleted and the "
+        "diff per override; writes nothing without --apply. Exit 1 when a conflict remains.",
     )
     parser.add_argument(
         "--old-trunk",
@@ -176,6 +195,12 @@ def add_commands(commands: Any) -> None:
         "--apply",
         action="store_true",
         help="write the merged files (atomically) and update the lock for clean merges",
+    )
+    parser.add_argument(
+        "--drop-identical",
+        action="store_true",
+        help="leave out of each inheriting override the definitions that are identical to the "
+        "new trunk's (and remove an override that is the trunk's module again)",
     )
     parser = add_command(
         commands,
