@@ -323,6 +323,71 @@ def test_fts024_leaves_alone_what_syntax_cannot_decide(
     assert "missing required positional argument 'what'" in found[1]["message"]
 
 
+def test_fts024_trunk_calls_of_a_definition_the_override_gives_other_parameters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The override keeps an old Kernel (two parameters) while the new trunk's takes
+    three: the trunk's jit() (inherited) and trunk's use.py (which imports Kernel)
+    call it with three, and the override's own copy of jit() too."""
+    trunk_jit = (
+        "class Kernel:\n    def __init__(self, fn, version, debug):\n        self.fn = fn\n\n\n"
+        "def jit(fn):\n    return Kernel(fn, 1, False)\n\n\n"
+        "def launch(fn):\n    return Kernel(fn, 2, True)\n"
+    )
+    make(
+        tmp_path,
+        {
+            "python/tri/__init__.py": SPEC,
+            "python/tri/jit.py": trunk_jit,
+            "python/tri/use.py": "from .jit import Kernel\n\nK = Kernel(len, 1, True)\n",
+            VENDOR + "tri/jit.py": (
+                "from flagtree_spec import inherit\n\ninherit(globals())\n\n\n"
+                "class Kernel:\n    def __init__(self, fn, version):\n        self.fn = fn\n\n\n"
+                "def launch(fn):\n    return Kernel(fn, 2, True)\n"
+            ),
+        },
+    )
+    code, found, _ = findings(capsys, tmp_path, "--select", "FTS024")
+    trunk, use = str(tmp_path / "python/tri/jit.py"), str(tmp_path / "python/tri/use.py")
+    override = str(tmp_path / VENDOR / "tri/jit.py")
+    # Trunk's launch() is replaced (it never runs); the override's launch calls its own Kernel.
+    assert codes(found, "FTS024") == [
+        ("error", trunk, 7),
+        ("error", use, 3),
+        ("error", override, 12),
+    ]
+    assert all("takes 2 positional arguments but 3 were given" in f["message"]
+               for f in found)  # fmt: skip
+    assert "(it runs in it through inherit())" in found[0]["message"]
+    assert "(it imports it)" in found[1]["message"]
+    assert found[2]["message"].startswith("Kernel(...): this call, written for the trunk's")
+    assert code == 1
+    real = outcomes(tmp_path, """
+try:
+    import tri.use
+except TypeError as exc:
+    out["use"] = "TypeError"
+""")  # fmt: skip
+    assert real == {"use": "TypeError"}
+
+
+def test_fts023_a_name_the_lower_version_deletes_after_binding_it_is_bound_nowhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/tri/__init__.py": SPEC,
+            "python/tri/extra.py": "_backends = ['a']\n__all__ = _backends\ndel _backends\n",
+            VENDOR + "tri/extra.py": (
+                "from flagtree_spec import inherit\n\ninherit(globals())\n\n__all__ = _backends\n"
+            ),
+        },
+    )
+    _, found, _ = findings(capsys, tmp_path, "--select", "FTS023")
+    assert codes(found, "FTS023") == [("error", str(tmp_path / VENDOR / "tri/extra.py"), 5)]
+
+
 # --------------------------------------------------------------------------- 6. dropped names
 
 

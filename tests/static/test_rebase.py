@@ -423,3 +423,55 @@ def test_rebase_with_a_broken_lock_file_is_an_input_error(
     (repo / LOCK).write_text(text)
     code, _, err = _rebase(capsys, repo)
     assert code == 2 and message in err and "run flagtree-spec lock again" in err
+
+
+def test_rebase_keeps_what_the_override_reads_on_import_that_the_trunk_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trunk drops T (and dispatch, which the override replaces and uses): rebase
+    copies T's locked definition, and the import it needs, into the override; the
+    dropped dispatch stays, as the override's own code uses it.  It then imports."""
+    repo = upgrade_repo(tmp_path)
+    lib = (
+        "from typing import TypeVar\n\nT = TypeVar('T')\n\n\n"
+        "def dispatch(fn: T) -> T:\n    return fn\n\n\n"
+        "def clz(x):\n    return x\n"
+    )
+    (repo / TRUNK / "lib.py").write_text(lib)
+    (repo / MIRROR / "lib.py").write_text(
+        "from flagtree_spec import inherit\n\ninherit(globals())\ndel inherit\n\n\n"
+        "def dispatch(fn: T) -> T:\n    return fn\n\n\n"
+        "@dispatch\ndef popc(x):\n    return x\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lib")
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    upgrade_trunk(repo, {**V2, "lib.py": "def clz(x):\n    return -x\n"})
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
+    assert "FTS023 reads 'T' while it is imported" in out
+    code, out, _ = _rebase(capsys, repo, "--apply")
+    assert code == 1  # fmt.py conflicts
+    assert "  T: kept: the trunk dropped it, the override reads it on import" in out
+    assert "  TypeVar: kept: the trunk dropped it, the override reads it on import" in out
+    assert "  dispatch: kept: the trunk dropped it, the override uses it" in out
+    text = (repo / MIRROR / "lib.py").read_text()
+    assert text.startswith(
+        "from flagtree_spec import inherit\n\ninherit(globals())\ndel inherit\n\n"
+        "# Kept from the trunk the override was made against, which the trunk dropped:\n"
+        "from typing import TypeVar\nT = TypeVar('T')\n"
+    )
+    _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
+    assert "FTS023" not in out
+    proc = subprocess.run(
+        [sys.executable, "-c", "import mathpkg.lib as m; print(m.popc(3), m.clz(3))"],
+        env={
+            **clean_env(),
+            "PYTHONPATH": f"{repo / 'python'}{os.pathsep}{LIBRARY}",
+            "FLAGTREE_BACKEND": "vendor",
+        },
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.split() == ["3", "-3"]

@@ -21,7 +21,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
 from ..model.calls import Signature
-from ..model.definitions import Definition, calls_of, definition_of, parameters
+from ..model.definitions import (
+    Definition,
+    calls_of,
+    definition_of,
+    parameters,
+    plain_builtin_base,
+    plain_class,
+)
+from ..model.inherited import Lower, bound_names, replaced_names
 from ..model.model import Model
 from ..model.modules import Module
 from ..model.names import import_time_reads
@@ -60,15 +68,36 @@ def _package(module: Module) -> str:
     return module.name if module.kind == "package" else module.name.rpartition(".")[0]
 
 
-def _bound(model: Model, module: Module, source: Source, depth: int = _DEPTH) -> Optional[set[str]]:
+def _deleted(model: Model, path: str) -> set[str]:
+    """The names a module's top-level ``del`` statements leave unbound (deleted after
+    their last binding): gone from the namespace an override inherits."""
+    tree = model.tree_of(path)
+    last: dict[str, bool] = {}  # name -> whether its last top-level event is a del
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.Delete):
+            last.update((t.id, True) for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            last.update(((a.asname or a.name).partition(".")[0], False) for a in node.names)
+        else:
+            last.update((name, False) for name in bound_names(node))
+    return {name for name, gone in last.items() if gone}
+
+
+def _bound(
+    model: Model, module: Module, source: Source, depth: int = _DEPTH, lower: bool = False
+) -> Optional[set[str]]:
     """Every name the module's namespace may hold once it ran: what its own statements
     bind, what its star imports bring and, for an override that inherits, what its
-    lower versions bind; ``None`` when that cannot be told (a star import from outside
-    the root package, ``bind_symbols``, a lower version that does not parse)."""
+    lower versions bind (less what they delete); ``None`` when that cannot be told (a
+    star import from outside the root package, ``bind_symbols``, a lower version that
+    does not parse).  *lower*: *source* is one of the lower versions (whose own
+    ``inherit()`` the caller follows already)."""
     facts = source.facts()
     if facts.unseen or depth == 0:
         return None
     found = set(facts.defined)
+    if lower:
+        found -= _deleted(model, source.path)
     if module.kind == "package":
         found.add("__path__")
     for level, written, names, _, _, _ in facts.imports:
@@ -79,12 +108,12 @@ def _bound(model: Model, module: Module, source: Source, depth: int = _DEPTH) ->
         if exported is None:
             return None
         found |= exported
-    if facts.inherits:
+    if facts.inherits and not lower:
         lowers = model.inherited(module)
         if not lowers:
             return None  # no lower version: FTS017
-        for lower in lowers:
-            below = _bound(model, module, lower.source, depth - 1)
+        for version in lowers:
+            below = _bound(model, module, version.source, depth - 1, lower=True)
             if below is None:
                 return None
             found |= below
@@ -155,51 +184,94 @@ class UnboundName(Rule):
             )
 
 
-# Per model: what each (file, name) asked about is bound to, with the parameters
-# of a definition.
-_DEFINITIONS: weakref.WeakKeyDictionary[
-    Model, dict[tuple[str, str], Optional[tuple[Definition, Optional[Signature]]]]
+# Per model: what each (file, name) asked about is bound to, with the file and module
+# it is found in, and the parameters of each definition judged.
+_FOUND: weakref.WeakKeyDictionary[
+    Model, dict[tuple[str, str], Optional[tuple[Definition, str, Module]]]
 ] = weakref.WeakKeyDictionary()
+_PARAMETERS: weakref.WeakKeyDictionary[Model, dict[tuple[str, int], Optional[Signature]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _definition(
-    model: Model, module: Module, path: str, name: str
-) -> Optional[tuple[Definition, Optional[Signature]]]:
-    cache = _DEFINITIONS.setdefault(model, {})
-    key = (path, name)
+def _find(
+    model: Model, module: Module, name: str, depth: int = _DEPTH
+) -> Optional[tuple[Definition, str, Module]]:
+    """The ``def`` or ``class`` that name *name* of *module* is bound to when its file
+    has run, with its file and module: followed through ``from ... import`` and
+    through the lower versions that ``inherit()`` runs; ``None`` when that cannot be
+    told."""
+    cache = _FOUND.setdefault(model, {})
+    key = (module.name, name)
     if key in cache:
         return cache[key]
-    tree = model.tree_of(path)
-    found = definition_of(tree, name, _package(module)) if tree is not None else None
-    result = None if found is None else (found, parameters(found))
-    cache[key] = result
-    return result
+    cache[key] = None  # an import cycle ends here
+    found = _find_now(model, module, name, depth)
+    cache[key] = found
+    return found
 
 
-def _runs(
-    model: Model, module: Module, name: str, depth: int = _DEPTH
-) -> Optional[tuple[Definition, Signature, str]]:
-    """The ``def`` or ``class`` that name *name* of *module* is bound to when its file
-    has run, with its parameters and its file: followed through ``from ... import``
-    and through the lower versions that ``inherit()`` runs; ``None`` when that cannot
-    be told."""
+def _find_now(
+    model: Model, module: Module, name: str, depth: int
+) -> Optional[tuple[Definition, str, Module]]:
     if depth == 0 or module.file is None or not module.file.endswith(".py"):
         return None
     files = [module.file, *(lower.path for lower in model.inherited(module))]
     for path in files:
-        found = _definition(model, module, path, name)
+        tree = model.tree_of(path)
+        found = definition_of(tree, name, _package(module)) if tree is not None else None
         if found is None:
             facts = model.source(path).facts()
             if facts.defines_all and not facts.inherits:
                 return None  # a star import or bind_symbols may bind it
             continue
-        definition, signature = found
-        if definition.kind in ("function", "class"):
-            return None if signature is None else (definition, signature, path)
-        if definition.kind == "import" and definition.module.partition(".")[0] == model.root:
-            return _runs(model, model.resolve(definition.module), definition.name, depth - 1)
+        if found.kind in ("function", "class"):
+            return found, path, module
+        if found.kind == "import" and found.module.partition(".")[0] == model.root:
+            return _find(model, model.resolve(found.module), found.name, depth - 1)
         return None
     return None
+
+
+def _parameters(
+    model: Model, definition: Definition, path: str, module: Module, depth: int = _DEPTH
+) -> Optional[Signature]:
+    """What a call of *definition* (in *path*, of *module*) binds to; a class's bases
+    must be classes of the tree (or ``object``, built-in exceptions, ``Generic``,
+    ``ABC``) that bring no metaclass and no ``__new__``."""
+    cache = _PARAMETERS.setdefault(model, {})
+    key = (path, definition.line)
+    if key not in cache:
+        cache[key] = None  # a class that is its own base ends here
+        cache[key] = parameters(
+            definition, lambda base: _plain_base(model, module, base, depth - 1)
+        )
+    return cache[key]
+
+
+def _plain_base(model: Model, module: Module, base: ast.expr, depth: int) -> bool:
+    if plain_builtin_base(base):
+        return True
+    if isinstance(base, ast.Subscript):  # KernelInterface[T]
+        base = base.value
+    if depth == 0 or not isinstance(base, ast.Name):
+        return False
+    found = _find(model, module, base.id)
+    if found is None or found[0].kind != "class":
+        return False
+    node = found[0].node
+    assert isinstance(node, ast.ClassDef)
+    return plain_class(node) and all(_plain_base(model, found[2], b, depth - 1) for b in node.bases)
+
+
+def _runs(model: Model, module: Module, name: str) -> Optional[tuple[Definition, Signature, str]]:
+    """The definition a call of *name* in *module* runs, its parameters and its file."""
+    found = _find(model, module, name)
+    if found is None:
+        return None
+    definition, path, where = found
+    signature = _parameters(model, definition, path, where)
+    return None if signature is None else (definition, signature, path)
 
 
 def _from_root(model: Model, package: str, source: Source) -> list[str]:
@@ -245,6 +317,7 @@ class CallArguments(Rule):
                     for name in lower.source.facts().defined
                     if name not in facts.defined and name not in names
                 ]
+        yield from self.lower_calls(mf)
         if not names:
             return
         errors: dict[tuple[str, int, tuple[str, ...]], Optional[str]] = {}
@@ -275,3 +348,111 @@ class CallArguments(Rule):
                 f"that runs, at {path}:{definition.line}, {error}; it takes other arguments "
                 "than this call passes (the trunk may have changed it): change the call",
             )
+
+    def lower_calls(self, mf: MirrorFile) -> Iterator[Hit]:
+        """The calls the trunk makes of a function or class this override defines with
+        other parameters than the version it shadows: in the lower versions
+        ``inherit()`` runs in its namespace (outside the definitions it replaces), and in
+        the modules that import the name from it.  The trunk's code passes what the new
+        trunk's definition takes."""
+        model, module, parsed, other = mf.model, mf.module, mf.parsed, mf.lower_source
+        tree = parsed.tree if parsed is not None else None
+        if parsed is None or tree is None or other is None:
+            return
+        theirs = model.tree_of(other.path)
+        if theirs is None:
+            return
+        package = _package(module)
+        changed: dict[str, tuple[Definition, Signature, Signature]] = {}
+        own = replaced_names(tree) if mf.inherits else None
+        mine_lines, their_lines = parsed.text.split("\n"), other.text.split("\n")
+        defined = _definitions_by_name(theirs)
+        for name, node in _definitions_by_name(tree).items():
+            lower_node = defined.get(name)
+            if lower_node is None or (own is not None and name not in own):
+                continue
+            if _text_of(mine_lines, node) == _text_of(their_lines, lower_node):
+                continue  # written alike: the same parameters
+            mine = definition_of(tree, name, package)
+            below = definition_of(theirs, name, package)
+            if mine is None or below is None or mine.kind not in ("function", "class"):
+                continue
+            ours = _parameters(model, mine, mf.entry.path, module)
+            trunks = _parameters(model, below, other.path, module)
+            if ours is not None and trunks is not None and ours != trunks:
+                changed[name] = (mine, ours, trunks)
+        if not changed:
+            return
+        # The override itself, the lower versions inherit() runs, the modules importing it.
+        callers: list[tuple[str, Source, Optional[Lower]]] = [(mf.entry.path, parsed, None)]
+        if mf.inherits:
+            callers += [(v.path, v.source, v) for v in model.inherited(module)]
+        for path in _importers(model, module.name, frozenset(changed)):
+            callers.append((path, model.source(path), None))
+        for path, source, version in callers:
+            caller_tree = model.tree_of(path)
+            if caller_tree is None:
+                continue
+            for call in calls_of(caller_tree, source.text, sorted(changed)):
+                if call.unpacked or (version is not None and not version.runs(call.line)):
+                    continue
+                definition, signature, trunks = changed[call.name]
+                error = bind_error(signature, call.positional, call.keywords)
+                if error is None:
+                    continue
+                what = "class" if definition.kind == "class" else "function"
+                if path == mf.entry.path:
+                    who = "this call, written for the trunk's parameters, calls the override's"
+                    where = f"at line {definition.line}"
+                else:
+                    how = "runs in it through inherit()" if version is not None else "imports it"
+                    who = "this trunk code calls the override's"
+                    where = f"at {mf.entry.path}:{definition.line} (it {how})"
+                yield Hit(
+                    path,
+                    call.line,
+                    call.col,
+                    f"{call.name}(...): {who} {what} {call.name}{signature.describe()} {where}, "
+                    f"which replaces the trunk's {call.name}{trunks.describe()}: it {error}; "
+                    f"give the override's {call.name} the trunk's parameters, or change the call",
+                )
+
+
+def _definitions_by_name(tree: ast.Module) -> dict[str, ast.stmt]:
+    """The top-level ``def`` and ``class`` statements of *tree*, by name (the last)."""
+    return {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+
+
+def _text_of(lines: list[str], node: ast.stmt) -> list[str]:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return lines[first - 1 : node.end_lineno or node.lineno]
+
+
+# Per model: which files import a name from each module (module -> name -> files).
+_IMPORTERS: weakref.WeakKeyDictionary[Model, dict[str, dict[str, list[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _importers(model: Model, name: str, wanted: frozenset[str]) -> list[str]:
+    """The files that load and import one of *wanted* from module *name* (``from name
+    import x``), found from their facts, once per model."""
+    index = _IMPORTERS.get(model)
+    if index is None:
+        index = _IMPORTERS[model] = {}
+        for module in model.modules():
+            if module.file is None or not module.file.endswith(".py"):
+                continue
+            source = model.source(module.file)
+            if source.error is not None:
+                continue
+            for imp in source.imports(_package(module)):
+                names = index.setdefault(imp.module, {})
+                for imported in imp.names:
+                    names.setdefault(imported, []).append(module.file)
+    found = index.get(name, {})
+    return sorted({path for n in wanted for path in found.get(n, ())})

@@ -16,12 +16,21 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Optional, Union
+from typing import Callable, NamedTuple, Optional, Union
 
 from .calls import Signature, calls_on, parser_lines, signature_of
 from .facts import resolve_relative
 
-__all__ = ["UNKNOWN", "Call", "Definition", "calls_of", "definition_of", "parameters"]
+__all__ = [
+    "UNKNOWN",
+    "Call",
+    "Definition",
+    "calls_of",
+    "definition_of",
+    "parameters",
+    "plain_builtin_base",
+    "plain_class",
+]
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -54,17 +63,38 @@ _PLAIN_BASES = frozenset(
 )
 
 
-def parameters(definition: Definition) -> Optional[Signature]:
+def plain_builtin_base(base: ast.expr) -> bool:
+    """Whether class base *base* is ``object``, a built-in exception, ``Generic[...]`` or
+    ``ABC``: none brings a metaclass whose call, or a ``__new__`` that, would take other
+    arguments than the class's own ``__init__``."""
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    if isinstance(base, ast.Attribute):
+        return base.attr in ("Generic", "ABC")
+    return isinstance(base, ast.Name) and (base.id in _PLAIN_BASES or base.id in ("Generic", "ABC"))
+
+
+def parameters(
+    definition: Definition, plain_base: Callable[[ast.expr], bool] = plain_builtin_base
+) -> Optional[Signature]:
     """The parameters a call of *definition* binds to: a function's, a class's
     ``__init__``'s without ``self`` (none for a class without bases or ``__init__``);
     ``None`` when syntax cannot tell (a decorator, a metaclass, a ``__new__``, a base
-    that may bring any of them)."""
+    that may bring any of them: each base must satisfy *plain_base*)."""
     node = definition.node
     if isinstance(node, _FUNCTIONS):
         return None if node.decorator_list else signature_of(node)
     if isinstance(node, ast.ClassDef):
-        return _class(node)
+        return _class(node, plain_base)
     return None
+
+
+def plain_class(node: ast.ClassDef) -> bool:
+    """Whether class *node* itself changes nothing of how its subclasses are called:
+    no decorator, no metaclass, no ``__new__``."""
+    if node.decorator_list or node.keywords:
+        return False
+    return not any(isinstance(s, _FUNCTIONS) and s.name == "__new__" for s in node.body)
 
 
 def _without_self(sig: Signature) -> Signature:
@@ -78,7 +108,7 @@ def _without_self(sig: Signature) -> Signature:
     return sig  # def __init__(*args): self is one of them
 
 
-def _class(node: ast.ClassDef) -> Optional[Signature]:
+def _class(node: ast.ClassDef, plain_base: Callable[[ast.expr], bool]) -> Optional[Signature]:
     if node.decorator_list or node.keywords:
         return None  # a decorator or a metaclass may change it
     init: Optional[Union[ast.FunctionDef, ast.AsyncFunctionDef]] = None
@@ -90,14 +120,14 @@ def _class(node: ast.ClassDef) -> Optional[Signature]:
                 init = stmt
         elif not isinstance(stmt, (ast.Expr, ast.Pass)) and "__init__" in _statement_names(stmt):
             return None  # __init__ = something
-    if not all(isinstance(b, ast.Name) and b.id in _PLAIN_BASES for b in node.bases):
-        # A base may bring a metaclass, a __new__ or an __init__ of its own (an
-        # Enum, a NamedTuple, a generic class): what a call takes is unknown.
+    if not all(plain_base(b) for b in node.bases):
+        # A base may bring a metaclass or a __new__ of its own (an Enum, a
+        # NamedTuple): what a call takes is unknown.
         return None
     if init is not None:
         return _without_self(signature_of(init))
     if node.bases:
-        return None  # the exception's own __init__
+        return None  # a base's __init__, an exception's own
     return Signature((), (), 0, False, (), frozenset(), False)
 
 

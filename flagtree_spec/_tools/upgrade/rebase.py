@@ -16,6 +16,7 @@ cleanly.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import os
@@ -40,7 +41,7 @@ from .lock import (
     read,
     write_atomic,
 )
-from .reshape import drop_identical, imported_modules, whole_module
+from .reshape import carry_dropped, drop_identical, imported_modules, whole_module
 
 __all__ = ["Outcome", "apply", "plan"]
 
@@ -230,7 +231,9 @@ def _one(model: Model, bases: _Base, override: Override, locked: dict[str, Any])
         return Outcome(
             key, override.path, state, "", text, merged.conflicts, (), new, override.counterpart
         )
-    return _per_definition(override, locked, mine, theirs, analyse(base_text), ours_text)
+    return _per_definition(
+        override, locked, mine, theirs, analyse(base_text), ours_text, base_text, theirs_text
+    )
 
 
 def _gone(model: Model, bases: _Base, override: Override, locked: dict[str, Any]) -> Outcome:
@@ -283,6 +286,15 @@ def _entry(
     return entry_for(override.label, mine, theirs, None)
 
 
+def _names_used(text: str) -> set[str]:
+    """Every name *text* reads anywhere (function bodies included)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def _per_definition(
     override: Override,
     locked: dict[str, Any],
@@ -290,12 +302,15 @@ def _per_definition(
     theirs: Analysis,
     base: Analysis,
     ours_text: str,
+    base_text: str,
+    theirs_text: str,
 ) -> Outcome:
     definitions: dict[str, str] = locked.get("definitions") or {}
     states: list[tuple[str, str]] = []
     edits: dict[tuple[int, int], str] = {}
     conflicts = 0
     notes = []
+    used = _names_used(ours_text)
     for name in sorted(definitions):
         ours = mine.after.get(name)
         if ours is None:
@@ -303,6 +318,8 @@ def _per_definition(
         now = theirs.definitions.get(name)
         if name in mine.captured:
             states.append((name, "wrapped"))
+        elif now is None and name in used:
+            states.append((name, "kept: the trunk dropped it, the override uses it"))
         elif now is None:
             states.append((name, "dropped"))
             conflicts += 1
@@ -330,10 +347,16 @@ def _per_definition(
     for (start, end), text in sorted(edits.items(), reverse=True):
         lines[start - 1 : end] = [text]
     text = "".join(lines)
+    text, carried = carry_dropped(text, base_text, theirs_text)
+    for name in carried:
+        states.append((name, "kept: the trunk dropped it, the override reads it on import"))
+    if carried:
+        notes.append(f"copied {', '.join(carried)} from the locked trunk version, which the "
+                     "override reads while it is imported and the trunk dropped")  # fmt: skip
     changed = text if text != ours_text else None
     if conflicts:
         state = "conflict"
-    elif any(s == "clean" for _, s in states):
+    elif carried or any(s == "clean" for _, s in states):
         state = "clean"
     else:
         state = "unchanged"

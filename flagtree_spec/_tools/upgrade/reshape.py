@@ -7,6 +7,9 @@
 * :func:`drop_identical`: the definitions an inheriting override replaces that
   became identical to the new trunk's (by token digest), left out: they flow
   in through ``inherit`` again;
+* :func:`carry_dropped`: the names an inheriting override reads while it is
+  imported that the trunk dropped (``T = TypeVar("T")``): their locked
+  definitions copied into the override, so that it imports as before;
 * :func:`imported_modules`: the modules a source text imports, to tell which
   deleted trunk modules something still needs.
 """
@@ -14,14 +17,16 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
-from ..model.facts import resolve_relative
+from ..model.facts import extract, resolve_relative
 from ..model.inherited import bound_names, evaluated_parts, is_inherit_call, names_read
+from ..model.names import import_time_reads
 from .digest import Analysis, analyse
 
-__all__ = ["Dropped", "drop_identical", "imported_modules", "whole_module"]
+__all__ = ["Dropped", "carry_dropped", "drop_identical", "imported_modules", "whole_module"]
 
 
 def _start(node: ast.stmt) -> int:
@@ -253,3 +258,76 @@ def imported_modules(texts: Iterable[tuple[str, str]]) -> set[str]:
                 parts = name.split(".")
                 found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
     return found
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _import_of(node: ast.stmt, name: str) -> str:
+    """The import statement *node* written for the one name *name* it binds."""
+    assert isinstance(node, (ast.Import, ast.ImportFrom))
+    alias = next(a for a in node.names if (a.asname or a.name.partition(".")[0]) == name)
+    written = alias.name + (f" as {alias.asname}" if alias.asname else "")
+    if isinstance(node, ast.Import):
+        return f"import {written}\n"
+    return f"from {'.' * node.level}{node.module or ''} import {written}\n"
+
+
+def carry_dropped(text: str, base_text: str, theirs_text: str) -> tuple[str, tuple[str, ...]]:
+    """*text* (an override that inherits) with the top-level statements of *base_text*
+    (the locked lower version) that bind what it reads while it is imported and that
+    neither it nor the new lower version (*theirs_text*) binds, copied after its
+    ``inherit()`` call (with what those statements read in turn); and the names so
+    kept.  Nothing changes where the names cannot be told (a star import)."""
+    try:
+        tree, base, theirs = ast.parse(text), ast.parse(base_text), ast.parse(theirs_text)
+    except (SyntaxError, ValueError):
+        return text, ()
+    reads = import_time_reads(tree)
+    own, new = extract(tree, text), extract(theirs, theirs_text)
+    if reads.unknown or (new.defines_all and not new.inherits) or own.unseen:
+        return text, ()
+    known = own.defined | new.defined | _BUILTINS | reads.bound
+    binders: dict[str, list[ast.stmt]] = {}
+    for node in base.body:
+        names = (
+            [(a.asname or a.name.partition(".")[0]) for a in node.names]
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            else bound_names(node)
+        )
+        for name in names:
+            binders.setdefault(name, []).append(node)
+    wanted = [n for n in reads.reads if n not in known and not n.startswith("__")]
+    chosen: dict[int, tuple[ast.stmt, str]] = {}  # base position -> (statement, its text)
+    kept: list[str] = []
+    base_lines = base_text.splitlines(keepends=True)
+    while wanted:
+        name = wanted.pop(0)
+        if name in kept or name not in binders:
+            continue
+        kept.append(name)
+        for node in binders[name]:
+            position = base.body.index(node)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                chosen[position * 1000 + len(chosen)] = (node, _import_of(node, name))
+                continue
+            if any(existing is node for existing, _ in chosen.values()):
+                continue
+            chosen[position * 1000] = (node, _segment(base_lines, node))
+            more = names_read(evaluated_parts(node))
+            wanted.extend(n for n in more if n not in known and n not in kept)
+    if not kept:
+        return text, ()
+    lines = text.splitlines(keepends=True)
+    call = next(node for node in tree.body if is_inherit_call(node))
+    at = call.end_lineno or call.lineno
+    while at < len(lines) and isinstance(_statement_at(tree, at + 1), ast.Delete):
+        at = _statement_at(tree, at + 1).end_lineno or at + 1  # type: ignore[union-attr]
+    block = "".join(part for _, (_, part) in sorted(chosen.items()))
+    note = "# Kept from the trunk the override was made against, which the trunk dropped:\n"
+    lines.insert(at, "\n" + note + block)
+    return "".join(lines), tuple(sorted(kept))
+
+
+def _statement_at(tree: ast.Module, line: int) -> Optional[ast.stmt]:
+    return next((node for node in tree.body if node.lineno == line), None)
