@@ -36,6 +36,23 @@ def _locked_upgrade(
     return repo
 
 
+def _printed(repo: Path, code: str) -> list[str]:
+    """What *code* prints, run in a fresh interpreter on *repo*'s trunk with backend vendor."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={
+            **clean_env(),
+            "PYTHONPATH": f"{repo / 'python'}{os.pathsep}{LIBRARY}",
+            "FLAGTREE_BACKEND": "vendor",
+        },
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.split()
+
+
 def _rebase(capsys: pytest.CaptureFixture[str], repo: Path, *more: str) -> tuple[int, str, str]:
     return run(capsys, "rebase", "--repo", str(repo), "-b", "vendor", *more)
 
@@ -211,24 +228,12 @@ def test_rebase_of_an_override_whose_trunk_file_is_gone_writes_it_whole_and_says
     entries = json.loads((repo / LOCK).read_text())["overrides"]
     assert "mathpkg/ops.py" not in entries and "mathpkg/util.py" not in entries
     # The module runs as it did over the old trunk.
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import mathpkg.ops as o, mathpkg.util as u; "
-            "print(o.add(2, 3), o.sub(5, 2), o.mul(3, 4), o.div(7, 0), o.square(3), u.clamp(300))",
-        ],
-        env={
-            **clean_env(),
-            "PYTHONPATH": f"{repo / 'python'}{os.pathsep}{LIBRARY}",
-            "FLAGTREE_BACKEND": "vendor",
-        },
-        cwd=NEUTRAL,
-        capture_output=True,
-        text=True,
-        check=True,
+    printed = _printed(
+        repo,
+        "import mathpkg.ops as o, mathpkg.util as u; "
+        "print(o.add(2, 3), o.sub(5, 2), o.mul(3, 4), o.div(7, 0), o.square(3), u.clamp(300))",
     )
-    assert proc.stdout.split() == ["5", "3", "12", "0", "9", "255"]
+    assert printed == ["5", "3", "12", "0", "9", "255"]
 
 
 def test_check_and_rebase_report_a_trunk_module_the_new_trunk_deleted_and_restore_it_if_needed(
@@ -462,16 +467,4 @@ def test_rebase_keeps_what_the_override_reads_on_import_that_the_trunk_dropped(
     )
     _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
     assert "FTS023" not in out
-    proc = subprocess.run(
-        [sys.executable, "-c", "import mathpkg.lib as m; print(m.popc(3), m.clz(3))"],
-        env={
-            **clean_env(),
-            "PYTHONPATH": f"{repo / 'python'}{os.pathsep}{LIBRARY}",
-            "FLAGTREE_BACKEND": "vendor",
-        },
-        cwd=NEUTRAL,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert proc.stdout.split() == ["3", "-3"]
+    assert _printed(repo, "import mathpkg.lib as m; print(m.popc(3), m.clz(3))") == ["3", "-3"]

@@ -444,10 +444,8 @@ def _importers(model: Model, name: str, wanted: frozenset[str]) -> list[str]:
     index = _IMPORTERS.get(model)
     if index is None:
         index = _IMPORTERS[model] = {}
-        for module in model.modules():
-            if module.file is None or not module.file.endswith(".py"):
-                continue
-            source = model.source(module.file)
+        for module, source in model.sources():
+            assert module.file is not None
             if source.error is not None:
                 continue
             for imp in source.imports(_package(module)):

@@ -99,9 +99,7 @@ def _shown(names: list[str]) -> str:
 
 def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
     """Every module that loads from a source file, with that source."""
-    for module in model.modules():
-        if module.file is not None and module.file.endswith(".py"):
-            yield module, model.source(module.file)
+    yield from model.sources()
 
 
 def _running(model: Model) -> Iterator[tuple[Module, Source, Optional[Lower]]]:

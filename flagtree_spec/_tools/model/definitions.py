@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Callable, NamedTuple, Optional, Union
 
 from .calls import Signature, calls_on, parser_lines, signature_of
-from .facts import resolve_relative
+from .facts import resolve_relative, statements
 
 __all__ = [
     "UNKNOWN",
@@ -266,21 +266,10 @@ def _locals(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> s
     declared: set[str] = set()
     for stmt in node.body:
         found.update(_statement_names(stmt))
-        for sub in _statements(stmt):
+        for sub in statements([stmt]):
             if isinstance(sub, ast.Global):
                 declared.update(sub.names)
     return found - declared
-
-
-def _statements(node: ast.stmt) -> Iterator[ast.AST]:
-    pending: list[ast.AST] = [node]
-    while pending:
-        sub = pending.pop()
-        yield sub
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(sub, field, None)
-            if isinstance(inner, list):
-                pending.extend(inner)
 
 
 def _call_lines(text: str, names: Sequence[str]) -> list[int]:

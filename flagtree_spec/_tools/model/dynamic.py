@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 import re
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from typing import NamedTuple, Optional
 
 from .calls import call_name
-from .facts import string_list
+from .facts import statements, string_list
 
 __all__ = ["NO_DYNAMIC", "Dynamic", "dynamic_hooks"]
 
@@ -37,19 +37,6 @@ _FETCH = frozenset({"spec", "spec_func", "getattr", "hasattr"})
 _FETCH_BY_NAME = re.compile(r"spec(?:_func)?\(\s*[A-Za-z_(]")
 
 
-def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
-    """Every statement of *body*, nested ones included (and except handlers and match
-    cases, whose bodies hold statements); expressions are not walked."""
-    pending: list[ast.AST] = list(reversed(body))
-    while pending:
-        node = pending.pop()
-        yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(node, field, None)
-            if isinstance(inner, list):
-                pending.extend(reversed([n for n in inner if isinstance(n, ast.AST)]))
-
-
 def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
     lists: dict[str, tuple[str, ...]] = {}
     for top in tree.body:
@@ -67,7 +54,7 @@ def _dynamic(tree: ast.Module, loops: bool) -> Dynamic:
     looped: set[tuple[str, str, str]] = set()
     names: set[str] = set()
     aliases: dict[str, str] = {}  # local = something.NAME (or NAME), anywhere
-    for node in _statements(tree.body) if loops else ():
+    for node in statements(tree.body) if loops else ():
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
             if isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):

@@ -12,7 +12,7 @@ binds names no statement shows (a star import, ``bind_symbols``, a module
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Optional
 
 from .calls import call_name, parser_lines
@@ -24,7 +24,9 @@ __all__ = [
     "Statement",
     "call_name",
     "extract",
+    "main_guard",
     "resolve_relative",
+    "statements",
     "string_list",
 ]
 
@@ -120,7 +122,7 @@ def _catches_import_error(handlers: Sequence[ast.ExceptHandler]) -> bool:
     return False
 
 
-def _main_guard(test: ast.expr) -> bool:
+def main_guard(test: ast.expr) -> bool:
     """Whether *test* is ``__name__ == "__main__"`` (either way round)."""
     if not (
         isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
@@ -354,7 +356,7 @@ def _top(facts: Facts, body: Sequence[ast.stmt], guarded: bool, last_marked: int
             _top(facts, node.orelse, guarded, last_marked)  # type: ignore[attr-defined]
             _top(facts, node.finalbody, guarded, last_marked)  # type: ignore[attr-defined]
         elif isinstance(node, ast.If):
-            if _main_guard(node.test):
+            if main_guard(node.test):
                 # Runs only as a script: binds nothing on import, its imports never
                 # run on import (checked as guarded ones: not at all).
                 _below(facts, node.body, True)
@@ -396,3 +398,16 @@ def resolve_relative(level: int, module: Optional[str], package: str) -> Optiona
     if module:
         base.extend(module.split("."))
     return ".".join(base) if base else None
+
+
+def statements(body: Sequence[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of *body*, nested ones included (and except handlers and match
+    cases, whose bodies hold statements); expressions are not walked."""
+    pending: list[ast.AST] = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                pending.extend(reversed([n for n in inner if isinstance(n, ast.AST)]))

@@ -46,7 +46,7 @@ from .inputs import InputError, backend_roots, root_package
 from .modules import Early, Module
 from .repo import RepoError, detect_repo
 from .settings import Settings
-from .source import SpecPathCall, Statement, resolve_relative
+from .source import Source, SpecPathCall, Statement, resolve_relative
 
 __all__ = [
     "Early",
@@ -460,6 +460,12 @@ class Model(Files):
         if self._all is None:
             self._all = [self.resolve(n) for n in self.names()]
         return list(self._all)
+
+    def sources(self) -> Iterator[tuple[Module, Source]]:
+        """Every module that loads from a source file, with that source, parents first."""
+        for module in self.modules():
+            if module.file is not None and module.file.endswith(".py"):
+                yield module, self.source(module.file)
 
     def inherited(self, module: Module) -> list[Lower]:
         """The lower versions that run in the namespace of *module*'s file through

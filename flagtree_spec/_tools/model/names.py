@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Optional, Union
 
 from .calls import call_name
+from .facts import main_guard
 
 __all__ = ["Reads", "import_time_reads"]
 
@@ -64,17 +65,6 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _fields_of(kind: type) -> tuple[str, ...]:
     found = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SCALARS)
     return found
-
-
-def _is_main_guard(test: ast.expr) -> bool:
-    if not (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
-    ):
-        return False
-    sides = [test.left, test.comparators[0]]
-    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
-        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
-    )
 
 
 class _Walker:
@@ -200,7 +190,7 @@ class _Walker:
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Pass)):
             return
         elif isinstance(node, ast.If):
-            if _is_main_guard(node.test) or call_name(node.test) == "TYPE_CHECKING":
+            if main_guard(node.test) or call_name(node.test) == "TYPE_CHECKING":
                 self.block(node.orelse, local)  # the body never runs on import
                 return
             self.expressions([node.test], local)

@@ -489,10 +489,7 @@ def _deleted(
 def _imported(model: Model) -> set[str]:
     """Every module that a file which loads imports (in a function too), with parents."""
     found: set[str] = set()
-    for module in model.modules():
-        if module.file is None or not module.file.endswith(".py"):
-            continue
-        source = model.source(module.file)
+    for module, source in model.sources():
         if source.error is not None:
             continue
         package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
