@@ -55,6 +55,18 @@ def outcomes(repo: Path, code: str, backend: str = "vendor") -> dict[str, str]:
     return result
 
 
+def import_failure(repo: Path, module: str, backend: str = "vendor") -> str:
+    """``Type: message`` of what ``import module`` raises in a fresh interpreter with
+    *repo*'s trunk on the path and *backend* active; ``imports`` when it does."""
+    real = outcomes(
+        repo,
+        f"try:\n    import {module}\nexcept Exception as exc:\n"
+        "    out['r'] = type(exc).__name__ + ': ' + str(exc)\nelse:\n    out['r'] = 'imports'\n",
+        backend,
+    )
+    return real["r"]
+
+
 # --------------------------------------------------------------------------- 1. inherit
 
 
@@ -239,16 +251,7 @@ def test_fts004_in_a_file_the_root_package_imports_at_start_up_says_import_r_fai
     # An import in a function body runs only when it is called.
     assert "import tri" not in later
     assert code == 1
-    real = outcomes(
-        repo,
-        """
-try:
-    import tri
-except ImportError as exc:
-    out["import tri"] = type(exc).__name__ + ": " + str(exc)
-""",
-    )
-    assert real == {"import tri": "ModuleNotFoundError: No module named 'tri.common'"}
+    assert import_failure(repo, "tri") == "ModuleNotFoundError: No module named 'tri.common'"
 
 
 # --------------------------------------------------------------------------- 5. calls
@@ -270,16 +273,8 @@ def test_fts024_calls_whose_arguments_the_trunk_definition_that_runs_cannot_take
     assert backend.startswith("make_backend(...): the function make_backend(target)")
     assert code == 1
     # The call in param(), where a parameter shadows the global, is not judged.
-    real = outcomes(
-        repo,
-        """
-try:
-    import tri
-except TypeError as exc:
-    out["import tri"] = "TypeError: " + str(exc)
-""",
-    )
-    assert real["import tri"].startswith("TypeError: ") and "5 were given" in real["import tri"]
+    failure = import_failure(repo, "tri")
+    assert failure.startswith("TypeError: ") and "5 were given" in failure
 
 
 def test_fts024_leaves_alone_what_syntax_cannot_decide(
@@ -362,13 +357,7 @@ def test_fts024_trunk_calls_of_a_definition_the_override_gives_other_parameters(
     assert "(it imports it)" in found[1]["message"]
     assert found[2]["message"].startswith("Kernel(...): this call, written for the trunk's")
     assert code == 1
-    real = outcomes(tmp_path, """
-try:
-    import tri.use
-except TypeError as exc:
-    out["use"] = "TypeError"
-""")  # fmt: skip
-    assert real == {"use": "TypeError"}
+    assert import_failure(tmp_path, "tri.use").startswith("TypeError: ")
 
 
 def test_fts023_a_name_the_lower_version_deletes_after_binding_it_is_bound_nowhere(
@@ -402,16 +391,7 @@ def test_fts023_a_name_the_new_trunk_dropped_is_read_while_the_override_is_impor
     assert text.startswith("reads 'T' while it is imported, and nothing binds that name")
     assert str(repo / "python/lang/extra/libdevice.py") in text and "NameError" in text
     assert code == 1
-    real = outcomes(
-        repo,
-        """
-try:
-    import lang.extra.libdevice
-except NameError as exc:
-    out["import"] = "NameError: " + str(exc)
-""",
-    )
-    assert real == {"import": "NameError: name 'T' is not defined"}
+    assert import_failure(repo, "lang.extra.libdevice") == "NameError: name 'T' is not defined"
 
 
 def test_fts023_counts_every_binding_python_sees_and_only_what_runs_on_import(
