@@ -139,11 +139,44 @@ def _exported(model: Model, name: str, depth: int) -> Optional[set[str]]:
 
 @rule("FTS023", "error", "a name read while the module is imported is bound nowhere")
 class UnboundName(Rule):
-    """A module-level read (a decorator, a default value, an annotation evaluated
-    at definition, a class body, any top-level statement) of a name that neither
-    the file, its lower versions (``inherit``), its star imports nor the builtins
-    bind raises ``NameError`` on import: typically a trunk name the new trunk
-    dropped, which an inheriting override still reads."""
+    """## What it does
+    Finds the global names a mirror file reads while it is imported (its
+    module-level statements, the decorators, default values and evaluated
+    annotations of its `def`s, its class bodies) that nothing binds: not the
+    file, not the lower versions its `inherit(globals())` runs (less what they
+    `del`), not its star imports, not the builtins.
+
+    ## Why is this bad?
+    Importing the module raises `NameError`. It happens after a trunk upgrade:
+    an override that inherits still reads a name the new trunk dropped.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/language/extra/libdevice.py
+    from flagtree_spec import inherit
+
+    inherit(globals())  # the new trunk's libdevice.py no longer defines T
+
+
+    def dispatch(fn: T) -> T:
+        return fn
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/language/extra/libdevice.py
+    from typing import TypeVar
+
+    from flagtree_spec import inherit
+
+    inherit(globals())
+    T = TypeVar("T")
+
+
+    def dispatch(fn: T) -> T:
+        return fn
+    ```
+    """
 
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         source = mf.parsed
@@ -294,14 +327,49 @@ def _from_root(model: Model, package: str, source: Source) -> list[str]:
 
 @rule("FTS024", "error", "a call whose arguments the definition that runs cannot take")
 class CallArguments(Rule):
-    """A call in an override of a function or class it takes from the root package
-    (imported from a module of it, or left to its lower version by ``inherit``)
-    whose arguments the ``def`` that runs (a class's ``__init__``) cannot bind
-    raises ``TypeError`` when it runs: typically a trunk definition whose parameters
-    changed since the override was written.  Judged only where syntax decides: an
-    undecorated ``def``, a class without decorator or metaclass whose ``__init__``
-    (or, without bases, whose lack of one) is plain, calls without ``*``/``**``
-    unpacking, names no local variable shadows."""
+    """## What it does
+    Binds, as Python would, the arguments of a call in a mirror file of a
+    function or class it takes from the root package (imported, or left to its
+    lower version by `inherit(globals())`) against the definition that runs
+    (a class's `__init__`); and the trunk's calls of a function or class the
+    override defines with other parameters than the trunk's. Judged where
+    syntax decides: an undecorated `def`, a class without decorator, metaclass
+    or `__new__` whose bases are classes of the tree (or `object`, `Generic`,
+    `ABC`, built-in exceptions); no `*`/`**` unpacking; no local name of the
+    callee's name. A call written on a line that reads as a line of the
+    version the override shadows is the trunk's own and is not judged.
+
+    ## Why is this bad?
+    The call raises `TypeError` when it runs, at import when a decorator or a
+    module-level statement makes it. It happens after a trunk upgrade: the
+    override was written against the old parameters.
+
+    ## Example
+    ```python
+    # third_party/B/backend/spec/R/runtime/jit.py
+    from flagtree_spec import inherit
+
+    inherit(globals())  # the trunk's KernelParam(num, param, do_not_specialize)
+
+
+    class JITFunction:
+        def __init__(self, fn):
+            self.params = [KernelParam(i, p, False, False) for i, p in enumerate(fn)]
+    ```
+
+    ## Use instead
+    ```python
+    # third_party/B/backend/spec/R/runtime/jit.py
+    from flagtree_spec import inherit
+
+    inherit(globals())
+
+
+    class JITFunction:
+        def __init__(self, fn):
+            self.params = [KernelParam(i, p, False) for i, p in enumerate(fn)]
+    ```
+    """
 
     def file(self, mf: MirrorFile) -> Iterator[Hit]:
         source = mf.parsed
@@ -323,10 +391,7 @@ class CallArguments(Rule):
         errors: dict[tuple[str, int, tuple[str, ...]], Optional[str]] = {}
         # A call written as the version it shadows writes it is the trunk's own call.
         shadowed = mf.lower_source
-        known = (
-            frozenset(s.strip() for s in shadowed.text.splitlines()) if shadowed else frozenset()
-        )
-        for call in calls_of(source.tree, source.text, names, known):
+        for call in calls_of(source.tree, source.text, names, shadowed.text if shadowed else ""):
             if call.unpacked:
                 continue
             found = _runs(model, module, call.name)
@@ -371,7 +436,7 @@ class CallArguments(Rule):
             lower_node = defined.get(name)
             if lower_node is None or (own is not None and name not in own):
                 continue
-            if _text_of(mine_lines, node) == _text_of(their_lines, lower_node):
+            if _header(mine_lines, node) == _header(their_lines, lower_node):
                 continue  # written alike: the same parameters
             mine = definition_of(tree, name, package)
             below = definition_of(theirs, name, package)
@@ -427,9 +492,24 @@ def _definitions_by_name(tree: ast.Module) -> dict[str, ast.stmt]:
     }
 
 
-def _text_of(lines: list[str], node: ast.stmt) -> list[str]:
+def _header(lines: list[str], node: ast.stmt) -> list[str]:
+    """The lines that decide what a call of ``def`` or ``class`` *node* binds to: its
+    decorators and its header down to its body, and for a class those of its
+    ``__init__`` and ``__new__`` too (an empty body or a one-line definition: all)."""
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
-    return lines[first - 1 : node.end_lineno or node.lineno]
+    body = getattr(node, "body", ())
+    if not body or body[0].lineno <= node.lineno:
+        return lines[first - 1 : node.end_lineno or node.lineno]
+    found = lines[first - 1 : body[0].lineno - 1]
+    if isinstance(node, ast.ClassDef):
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if stmt.name in ("__init__", "__new__"):
+                    found.append(stmt.name)
+                    found.extend(_header(lines, stmt))
+            elif not isinstance(stmt, ast.Expr):
+                return lines[first - 1 : node.end_lineno or node.lineno]
+    return found
 
 
 # Per model: which files import a name from each module (module -> name -> files).

@@ -20,6 +20,7 @@ only the registry and the helpers the families share.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 
@@ -99,19 +100,30 @@ def _shown(names: list[str]) -> str:
 
 def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
     """Every module that loads from a source file, with that source."""
-    yield from model.sources()
+    return model.sources()
 
 
-def _running(model: Model) -> Iterator[tuple[Module, Source, Optional[Lower]]]:
+# Per model: what _running() yields, found once (every rule about hook calls asks).
+_RUNNING: weakref.WeakKeyDictionary[Model, list[tuple[Module, Source, Optional[Lower]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _running(model: Model) -> list[tuple[Module, Source, Optional[Lower]]]:
     """Every source file whose code runs: each module's file that loads (as
     :func:`_sources`), and after it the lower versions its ``inherit(globals())``
     runs in its namespace (with the :class:`~flagtree_spec._tools.model.inherited.Lower`
     that says which of their lines can run)."""
-    for module, source in _sources(model):
-        yield module, source, None
+    found = _RUNNING.get(model)
+    if found is not None:
+        return found
+    found = []
+    for module, source in model.sources():
+        found.append((module, source, None))
         if source.error is None and source.facts().inherits:
-            for lower in model.inherited(module):
-                yield module, lower.source, lower
+            found.extend((module, lower.source, lower) for lower in model.inherited(module))
+    _RUNNING[model] = found
+    return found
 
 
 def _hook_calls(model: Model) -> Iterator[tuple[Module, Source, HookCall, str]]:
@@ -119,6 +131,8 @@ def _hook_calls(model: Model) -> Iterator[tuple[Module, Source, HookCall, str]]:
     is written in, and a note for one in a lower version (run by ``inherit()``)."""
     for module, source, lower in _running(model):
         calls = source.hook_calls()
+        if not calls:
+            continue
         if lower is None:
             for call in calls:
                 yield module, source, call, ""

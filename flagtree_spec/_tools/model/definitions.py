@@ -30,6 +30,7 @@ __all__ = [
     "parameters",
     "plain_builtin_base",
     "plain_class",
+    "statement_names",
 ]
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -118,7 +119,7 @@ def _class(node: ast.ClassDef, plain_base: Callable[[ast.expr], bool]) -> Option
                 return None
             if stmt.name == "__init__":
                 init = stmt
-        elif not isinstance(stmt, (ast.Expr, ast.Pass)) and "__init__" in _statement_names(stmt):
+        elif not isinstance(stmt, (ast.Expr, ast.Pass)) and "__init__" in statement_names(stmt):
             return None  # __init__ = something
     if not all(plain_base(b) for b in node.bases):
         # A base may bring a metaclass or a __new__ of its own (an Enum, a
@@ -165,7 +166,7 @@ def definition_of(tree: ast.Module, name: str, package: str) -> Optional[Definit
             if not any(name in set(_targets(t)) for t in node.targets):  # type: ignore[attr-defined]
                 continue
             this = UNKNOWN
-        elif name in set(_statement_names(node)):
+        elif name in set(statement_names(node)):
             this = UNKNOWN
         else:
             continue
@@ -214,7 +215,7 @@ _BLOCKS: dict[type, tuple[str, ...]] = {
 }
 
 
-def _statement_names(node: ast.AST) -> Iterator[str]:
+def statement_names(node: ast.AST) -> Iterator[str]:
     """The names statement *node* binds in its scope, found from its statements and
     their targets (not from expressions: a ``:=`` is not seen)."""
     kind = type(node)
@@ -250,7 +251,7 @@ def _statement_names(node: ast.AST) -> Iterator[str]:
                     yield name
         for field in _BLOCKS[kind]:
             for inner in getattr(node, field):
-                yield from _statement_names(inner)
+                yield from statement_names(inner)
 
 
 def _locals(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> set[str]:
@@ -265,7 +266,7 @@ def _locals(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]) -> s
         return found
     declared: set[str] = set()
     for stmt in node.body:
-        found.update(_statement_names(stmt))
+        found.update(statement_names(stmt))
         for sub in statements([stmt]):
             if isinstance(sub, ast.Global):
                 declared.update(sub.names)
@@ -344,20 +345,19 @@ def _maybe_bound(
     return False
 
 
-def calls_of(
-    tree: ast.Module, text: str, names: Sequence[str], known: frozenset[str] = frozenset()
-) -> list[Call]:
+def calls_of(tree: ast.Module, text: str, names: Sequence[str], other: str = "") -> list[Call]:
     """The calls of the bare global *names* in *tree* (parsed from *text*): only the
     statements on lines where one of them is written before ``(`` are walked (see
     :func:`~.calls.calls_on`), and a call in a function with a parameter or
-    variable of that name is left out.  A line whose text (stripped) is one of
-    *known* and holds whole calls (its brackets balance) is left out too: the
-    version an override shadows makes the same call."""
+    variable of that name is left out.  A line that is also a line of the source
+    *other* (stripped) and holds whole calls (its brackets balance) is left out
+    too: the version an override shadows makes the same call."""
     if not names:
         return []
     text = parser_lines(text)
     lines = _call_lines(text, names)
-    if known and lines:
+    if other and lines:
+        known = frozenset(map(str.strip, other.splitlines()))
         rows = text.split("\n")
         lines = [
             n

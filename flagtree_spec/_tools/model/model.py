@@ -462,10 +462,14 @@ class Model(Files):
         return list(self._all)
 
     def sources(self) -> Iterator[tuple[Module, Source]]:
-        """Every module that loads from a source file, with that source, parents first."""
+        """Every module that loads from a source file, with that source, parents first;
+        each file read as it comes (a rule that drops its syntax tree once read keeps
+        memory flat)."""
+        source = self.source
         for module in self.modules():
-            if module.file is not None and module.file.endswith(".py"):
-                yield module, self.source(module.file)
+            file = module.file
+            if file is not None and file.endswith(".py"):
+                yield module, source(file)
 
     def inherited(self, module: Module) -> list[Lower]:
         """The lower versions that run in the namespace of *module*'s file through

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Optional, Union
 
 from .calls import call_name
+from .definitions import statement_names
 from .facts import main_guard
 
 __all__ = ["Reads", "import_time_reads"]
@@ -164,7 +165,7 @@ class _Walker:
         )
         own = {"__module__", "__qualname__", "__doc__"}
         for stmt in node.body:
-            own.update(_binds(stmt))
+            own.update(statement_names(stmt))
         self.block(node.body, frozenset(own | set(local)))
 
     def block(self, body: Sequence[ast.stmt], local: frozenset[str]) -> None:
@@ -250,28 +251,6 @@ class _Walker:
             elif kind in ("MatchValue", "MatchClass"):
                 value = getattr(sub, "value" if kind == "MatchValue" else "cls")
                 self.expressions([value], local)
-
-
-def _binds(node: ast.stmt) -> set[str]:
-    """The names statement *node* of a class body binds in the class's scope."""
-    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).partition(".")[0] for a in node.names}
-    found: set[str] = set()
-    pending: list[ast.AST] = [node]
-    while pending:
-        sub = pending.pop()
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            found.add(sub.id)
-        elif isinstance(sub, ast.ExceptHandler) and sub.name:
-            found.add(sub.name)
-        if isinstance(sub, (*_FUNCTIONS, ast.ClassDef)) and sub is not node:
-            found.add(sub.name)
-            continue
-        if not isinstance(sub, (ast.Lambda, *_COMPREHENSIONS)):
-            pending.extend(ast.iter_child_nodes(sub))
-    return found
 
 
 def import_time_reads(tree: ast.Module) -> Reads:
