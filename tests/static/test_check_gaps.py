@@ -539,3 +539,25 @@ def test_after_an_upgrade_check_names_each_init_that_lost_spec_path_and_spec_pat
         "out['core'] = upg.core.X\nout['op'] = upg.lang.ops.op()\n",
     )
     assert real == {"core": "vendor", "op": "vendor"}
+
+
+def test_fts023_says_nothing_where_a_star_import_from_outside_may_bind_the_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    make(
+        tmp_path,
+        {
+            "python/tri/__init__.py": SPEC,
+            "python/tri/lower.py": "from os.path import *\n",
+            VENDOR + "tri/outside.py": "from os.path import *\n\nX = join\n",
+            VENDOR
+            + "tri/lower.py": "from flagtree_spec import inherit\n\ninherit(globals())\nY = join\n",
+            VENDOR
+            + "tri/nolower.py": "from flagtree_spec import inherit\n\ninherit(globals())\nZ = q\n",
+            VENDOR + "tri/bound.py": "from .lower import *\n\nW = unbound_anywhere\n",
+        },
+    )
+    _, found, _ = findings(capsys, tmp_path, "--select", "FTS023")
+    # outside.py and lower.py: os.path's star import may bind it; nolower.py: FTS017's;
+    # bound.py: lower.py's star import of os.path may bind anything too.
+    assert found == []

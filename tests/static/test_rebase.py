@@ -468,3 +468,28 @@ def test_rebase_keeps_what_the_override_reads_on_import_that_the_trunk_dropped(
     _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
     assert "FTS023" not in out
     assert _printed(repo, "import mathpkg.lib as m; print(m.popc(3), m.clz(3))") == ["3", "-3"]
+
+
+def test_rebase_outside_git_reads_deleted_files_from_the_old_trunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without git, the lock has no blob nor tree: --old-trunk gives the locked trunk,
+    from which ops.py is written whole and a deleted helper module restored."""
+    repo = upgrade_repo(tmp_path, in_git=False)
+    (repo / TRUNK / "helpers.py").write_text("def twice(x):\n    return 2 * x\n")
+    (repo / MIRROR / "util.py").write_text(
+        "from .helpers import twice\n\n\ndef clamp(x):\n    return twice(x)\n"
+    )
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    old = tmp_path / "old"
+    shutil.copytree(repo / TRUNK, old / "mathpkg")
+    (repo / TRUNK / "ops.py").unlink()
+    (repo / TRUNK / "helpers.py").unlink()
+    code, out, err = _rebase(capsys, repo)
+    assert code == 2 and "pass --old-trunk DIR" in err
+    code, out, err = _rebase(capsys, repo, "--apply", "--old-trunk", str(old / "mathpkg"))
+    assert code == 0, err
+    assert "whole     mathpkg/ops.py" in out and "restored  mathpkg/helpers.py" in out
+    assert _printed(
+        repo, "import mathpkg.ops as o, mathpkg.util as u; print(o.mul(3, 4), u.clamp(2))"
+    ) == ["12", "4"]
