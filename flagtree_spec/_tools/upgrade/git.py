@@ -112,24 +112,29 @@ def read_blob(folder: str, blob: str) -> bytes:
 def tree_id(folder: str, files: Sequence[str]) -> Optional[str]:
     """The id of a git tree of *folder* holding *files* (paths below it) as they are
     now, its objects written to the repository's database so :func:`read_from_tree`
-    reads them later; ``None`` outside a work tree.  Only *files* count: bytecode or
+    reads them later; ``None`` outside a work tree.  The tracked files of *folder*
+    are in it as the index has them, *files* as the work tree has them: bytecode or
     build outputs beside them do not change the id.
 
-    A temporary index is used: the work tree, the index and the refs stay as they are.
+    A copy of the index is used (its cached file states spare hashing the files
+    that did not change): the work tree, the index and the refs stay as they are.
     """
     top = toplevel(folder)
     if top is None:
         return None
     rel = os.path.relpath(os.path.abspath(folder), top).replace(os.sep, "/")
-    blobs = blob_ids(files)
-    lines = "".join(
-        f"100644 {blobs[f]}\t{os.path.relpath(os.path.abspath(f), top).replace(os.sep, '/')}\n"
-        for f in files
-        if f in blobs
+    index = _run(["rev-parse", "--git-path", "index"], top).decode("utf-8", "surrogateescape")
+    index = os.path.join(top, index.strip())
+    paths = "".join(
+        os.path.relpath(os.path.abspath(f), top).replace(os.sep, "/") + "\n" for f in files
     )
     with tempfile.TemporaryDirectory(prefix="flagtree-spec-index-") as scratch:
-        env = {**os.environ, "GIT_INDEX_FILE": os.path.join(scratch, "index")}
-        _run(["update-index", "--index-info"], top, lines.encode("utf-8", "surrogateescape"), env)
+        copy = os.path.join(scratch, "index")
+        if os.path.isfile(index):
+            shutil.copyfile(index, copy)
+        env = {**os.environ, "GIT_INDEX_FILE": copy}
+        stdin = paths.encode("utf-8", "surrogateescape")
+        _run(["update-index", "--add", "--stdin"], top, stdin, env)
         out = _run(["write-tree", f"--prefix={rel}/"], top, env=env)
     return out.decode("ascii").strip()
 
