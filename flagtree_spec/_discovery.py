@@ -537,6 +537,7 @@ def discover(
         folders = finder.backend_folders(backend)
         if not folders:
             message = f"backend {backend!r} has no spec root for package {root!r}"
+            message += misplaced_note(finder, backend, warn=not strict)
             if strict:
                 raise SpecConfigError(
                     f"{message} (FLAGTREE_SPEC_STRICT=1); looked in "
@@ -563,6 +564,58 @@ def discover(
         assert named_by is not None
         warn_nowhere(finder, nowhere, named_by)
     return Discovery(tuple(expanded), tuple(out))
+
+
+def misplaced_roots(finder: _Finder, backend: str) -> list[tuple[str, str]]:
+    """Folders of *backend* that look like a spec root, or a mirror tree, in a wrong
+    place (``third_party/B/spec``: the ``backend/`` level forgotten), each with the
+    place it belongs; a few ``stat`` calls, made only for a backend without spec root."""
+    places = []
+    repo = finder.repo
+    if repo is not None:
+        third = os.path.join(repo, "third_party", backend)
+        spec = os.path.join(third, "backend", "spec")
+        places += [
+            (os.path.join(third, "spec"), spec),  # the backend/ level forgotten
+            (os.path.join(third, "backend", "specs"), spec),
+            # A mirror tree with no spec root around it.
+            (os.path.join(third, finder.root), os.path.join(spec, finder.root)),
+            (os.path.join(third, "backend", finder.root), os.path.join(spec, finder.root)),
+        ]
+    installed = os.path.join(finder.rdir, "backends", backend)
+    places.append(
+        (os.path.join(installed, finder.root), os.path.join(installed, "spec", finder.root))
+    )
+    return [(found, target) for found, target in places if os.path.isdir(found)]
+
+
+def misplaced_note(finder: _Finder, backend: str, *, warn: bool) -> str:
+    """``"; F looks like a spec root in the wrong place: move it to T"`` for each
+    misplaced folder of *backend* (empty when there is none); with *warn*, one
+    :class:`SpecWarning` per folder and process says the same: the program runs on
+    the trunk, which is almost never what was meant."""
+    found = misplaced_roots(finder, backend)
+    what = "".join(
+        f"; {folder} looks like a "
+        f"{'spec root' if os.path.basename(folder) in ('spec', 'specs') else 'mirror tree'} "
+        f"in the wrong place: move it to {target}"
+        for folder, target in found
+    )
+    claim = object()
+    keys = [f"misplaced:{folder}" for folder, _ in found]
+    if warn and found and all(_warned.setdefault(k, claim) is claim for k in keys):
+        import warnings
+
+        text = (
+            f"backend {backend!r} has no spec root for package {finder.root!r}{what}; the "
+            "program runs on the trunk without it"
+        )
+        try:
+            warnings.warn(text, SpecWarning, stacklevel=_outside_frames())
+        except SpecWarning as exc:
+            exc._backends = tuple(keys)  # type: ignore[attr-defined]  # see unsay()
+            raise
+    return what
 
 
 # Backend names already warned about: one SpecWarning per name and process.  A dict,

@@ -2,8 +2,9 @@
 
 The graph is built from the code: every ``import`` and ``from ... import``
 statement of every module of ``flagtree_spec``, wherever it stands (module
-level or inside a function), except those under ``if TYPE_CHECKING:``, which
-never run.  An import of ``a.b.c`` is an edge to the module ``a.b.c`` (a name
+level or inside a function); a second graph also holds those under ``if
+TYPE_CHECKING:``, which never run but tie the modules together for a reader
+and a type checker all the same.  An import of ``a.b.c`` is an edge to the module ``a.b.c`` (a name
 imported from a package is an edge to the submodule when one has that name,
 else to the package).  ``lint-imports`` (the contracts in ``pyproject.toml``)
 holds the direction of the layers; this test holds the absence of cycles,
@@ -43,12 +44,13 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     return skipped
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(type_checking: bool = False) -> dict[str, set[str]]:
+    """The import graph; with *type_checking*, imports only type checkers run count too."""
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = _type_checking_only(tree)
+        skipped = set() if type_checking else _type_checking_only(tree)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(tree):
             if id(node) in skipped:
@@ -120,6 +122,20 @@ def test_no_import_cycle_in_the_package_function_level_imports_included() -> Non
         "flagtree_spec._cli"
     ]
     assert len(graph) > 50, sorted(graph)
+    assert _cycles(graph) == []
+
+
+def test_no_import_cycle_in_the_package_type_only_imports_included() -> None:
+    """A module may import another only for its annotations (``if TYPE_CHECKING:``),
+    and never one that imports it: shared types live where both can import them."""
+    graph = _graph(type_checking=True)
+    runtime = _graph()
+    # The graph sees type-only imports (the rules name MirrorFile in annotations only).
+    only = {(a, b) for a in graph for b in graph[a] if b not in runtime[a]}
+    assert (
+        "flagtree_spec._tools.check.registry",
+        "flagtree_spec._tools.model.overrides",
+    ) in only, sorted(only)
     assert _cycles(graph) == []
 
 

@@ -29,9 +29,10 @@ from flagtree_spec._discovery import same_tree
 from flagtree_spec._tools.check import layout
 from flagtree_spec._tools.check.driver import _hits, check
 from flagtree_spec._tools.model.calls import _DISPATCH_NAMES, HookCall, hook_call, hook_calls
+from flagtree_spec._tools.model.facts import extract as _extract
 from flagtree_spec._tools.model.finder import child_path
 from flagtree_spec._tools.model.model import load
-from flagtree_spec._tools.model.source import Facts, Source, _encoding, _extract, same_code
+from flagtree_spec._tools.model.source import Facts, Source, _encoding, same_code
 
 ROOT = Path(__file__).resolve().parents[2]
 

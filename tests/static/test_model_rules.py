@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cli_support import make, run
 
-from flagtree_spec._tools.model.source import _extract
+from flagtree_spec._tools.model.facts import extract as _extract
 
 SPEC = "from flagtree_spec import spec_path\nspec_path(__path__)\n"
 T = "python/pkg/"

@@ -36,6 +36,23 @@ def _locked_upgrade(
     return repo
 
 
+def _printed(repo: Path, code: str) -> list[str]:
+    """What *code* prints, run in a fresh interpreter on *repo*'s trunk with backend vendor."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={
+            **clean_env(),
+            "PYTHONPATH": f"{repo / 'python'}{os.pathsep}{LIBRARY}",
+            "FLAGTREE_BACKEND": "vendor",
+        },
+        cwd=NEUTRAL,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.split()
+
+
 def _rebase(capsys: pytest.CaptureFixture[str], repo: Path, *more: str) -> tuple[int, str, str]:
     return run(capsys, "rebase", "--repo", str(repo), "-b", "vendor", *more)
 
@@ -187,16 +204,91 @@ def test_rebase_with_a_locked_blob_missing_from_the_repository_is_an_input_error
     assert code == 2 and f"blob {'0' * 40} is not in the repository" in err
 
 
-def test_rebase_of_a_deleted_trunk_file_is_a_conflict_and_writes_nothing(
+def test_rebase_of_an_override_whose_trunk_file_is_gone_writes_it_whole_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The trunk deletes util.py (a whole-file override: it is the module already) and
+    ops.py (inherited by its override): ops.py is written whole from the locked trunk
+    version plus the override, and both become modules the backend adds."""
     repo = _locked_upgrade(tmp_path, capsys)
-    git(repo, "rm", "-q", f"{TRUNK}/util.py")
+    git(repo, "rm", "-q", f"{TRUNK}/util.py", f"{TRUNK}/ops.py")
+    git(repo, "commit", "-qm", "trunk drops util and ops")
     before = snapshot(repo)
     code, out, _ = _rebase(capsys, repo, "--apply")
-    assert code == 1
-    assert "conflict  mathpkg/util.py  (its trunk counterpart is gone" in out
+    assert code == 1  # fmt.py still conflicts
+    assert "whole     mathpkg/util.py  (the trunk deleted its counterpart: the override is " in out
+    assert "whole     mathpkg/ops.py  (the trunk deleted the file it inherits: written whole" in out
     assert (repo / MIRROR / "util.py").read_bytes() == before[f"{MIRROR}/util.py"]
+    ops = (repo / MIRROR / "ops.py").read_text()
+    assert "inherit" not in ops
+    assert "def sub(a, b):\n    return a - b\n" in ops  # the trunk's, as locked
+    assert "def div(a, b):\n    return a // b if b else 0\n" in ops  # the override's, in place
+    # add is wrapped (read before it is replaced): the trunk's stays, the wrapper follows.
+    assert ops.index("def add(a, b):\n    return a + b") < ops.index("_lower_add = add")
+    entries = json.loads((repo / LOCK).read_text())["overrides"]
+    assert "mathpkg/ops.py" not in entries and "mathpkg/util.py" not in entries
+    # The module runs as it did over the old trunk.
+    printed = _printed(
+        repo,
+        "import mathpkg.ops as o, mathpkg.util as u; "
+        "print(o.add(2, 3), o.sub(5, 2), o.mul(3, 4), o.div(7, 0), o.square(3), u.clamp(300))",
+    )
+    assert printed == ["5", "3", "12", "0", "9", "255"]
+
+
+def test_check_and_rebase_report_a_trunk_module_the_new_trunk_deleted_and_restore_it_if_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The backend took helpers.py and unused.py from the trunk (the lock recorded them);
+    the new trunk deletes both: check says so; rebase restores helpers.py, which the
+    override still imports, and leaves unused.py out."""
+    repo = upgrade_repo(tmp_path)
+    (repo / TRUNK / "helpers.py").write_text("def twice(x):\n    return 2 * x\n")
+    (repo / TRUNK / "unused.py").write_text("X = 1\n")
+    (repo / MIRROR / "util.py").write_text(
+        "from .helpers import twice\n\n\ndef clamp(x):\n    return max(0, min(twice(x), 255))\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "helpers")
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    lock = json.loads((repo / LOCK).read_text())
+    assert "mathpkg/helpers.py" in lock["trunk"]["modules"] and lock["trunk"]["tree"]
+    git(repo, "rm", "-q", f"{TRUNK}/helpers.py", f"{TRUNK}/unused.py")
+    git(repo, "commit", "-qm", "trunk drops helpers and unused")
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS016")
+    assert out.count("FTS016 the trunk deleted mathpkg/") == 2
+    assert "module mathpkg.helpers, which the backend took from the trunk" in out
+    code, out, err = _rebase(capsys, repo, "--apply")
+    assert code == 0, out + err
+    assert "restored  mathpkg/helpers.py" in out and "deleted   mathpkg/unused.py" in out
+    assert "1 restored, 1 deleted" in err
+    assert (repo / MIRROR / "helpers.py").read_text() == "def twice(x):\n    return 2 * x\n"
+    assert not (repo / MIRROR / "unused.py").exists()
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS016")
+    assert out.count("FTS016 the trunk deleted") == 1  # unused.py, until lock accepts it
+
+
+def test_rebase_drop_identical_leaves_out_definitions_that_are_the_new_trunks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The new trunk takes the override's div; with --drop-identical, rebase leaves it
+    out of the override (it flows in through inherit), and mul, whose merge is the new
+    trunk's mul but for a comment, and removes util.py, now the trunk's module again."""
+    repo = _locked_upgrade(tmp_path, capsys)
+    ops = V2["ops.py"].replace("return a // b\n", "return a // b if b else 0\n")
+    upgrade_trunk(
+        repo, {"ops.py": ops, "util.py": "def clamp(x):\n    return max(0, min(x, 255))\n"}
+    )
+    code, out, _ = _rebase(capsys, repo, "--apply", "--drop-identical")
+    assert "  div: identical: dropped\n  mul: identical: dropped\n" in out
+    assert "identical mathpkg/util.py" in out
+    override = (repo / MIRROR / "ops.py").read_text()
+    assert "def div" not in override and "def mul" not in override and "def add" in override
+    assert not (repo / MIRROR / "util.py").exists()
+    entries = json.loads((repo / LOCK).read_text())["overrides"]
+    assert "mathpkg/util.py" not in entries
+    assert sorted(entries["mathpkg/ops.py"]["definitions"]) == ["add"]
+    assert code == 1  # fmt.py still conflicts
 
 
 def test_rebase_reports_an_override_deleted_since_the_lock(
@@ -336,3 +428,68 @@ def test_rebase_with_a_broken_lock_file_is_an_input_error(
     (repo / LOCK).write_text(text)
     code, _, err = _rebase(capsys, repo)
     assert code == 2 and message in err and "run flagtree-spec lock again" in err
+
+
+def test_rebase_keeps_what_the_override_reads_on_import_that_the_trunk_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trunk drops T (and dispatch, which the override replaces and uses): rebase
+    copies T's locked definition, and the import it needs, into the override; the
+    dropped dispatch stays, as the override's own code uses it.  It then imports."""
+    repo = upgrade_repo(tmp_path)
+    lib = (
+        "from typing import TypeVar\n\nT = TypeVar('T')\n\n\n"
+        "def dispatch(fn: T) -> T:\n    return fn\n\n\n"
+        "def clz(x):\n    return x\n"
+    )
+    (repo / TRUNK / "lib.py").write_text(lib)
+    (repo / MIRROR / "lib.py").write_text(
+        "from flagtree_spec import inherit\n\ninherit(globals())\ndel inherit\n\n\n"
+        "def dispatch(fn: T) -> T:\n    return fn\n\n\n"
+        "@dispatch\ndef popc(x):\n    return x\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lib")
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    upgrade_trunk(repo, {**V2, "lib.py": "def clz(x):\n    return -x\n"})
+    code, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
+    assert "FTS023 reads 'T' while it is imported" in out
+    code, out, _ = _rebase(capsys, repo, "--apply")
+    assert code == 1  # fmt.py conflicts
+    assert "  T: kept: the trunk dropped it, the override reads it on import" in out
+    assert "  TypeVar: kept: the trunk dropped it, the override reads it on import" in out
+    assert "  dispatch: kept: the trunk dropped it, the override uses it" in out
+    text = (repo / MIRROR / "lib.py").read_text()
+    assert text.startswith(
+        "from flagtree_spec import inherit\n\ninherit(globals())\ndel inherit\n\n"
+        "# Kept from the trunk the override was made against, which the trunk dropped:\n"
+        "from typing import TypeVar\nT = TypeVar('T')\n"
+    )
+    _, out, _ = run(capsys, "check", "--repo", str(repo), "-b", "vendor", "--select", "FTS023")
+    assert "FTS023" not in out
+    assert _printed(repo, "import mathpkg.lib as m; print(m.popc(3), m.clz(3))") == ["3", "-3"]
+
+
+def test_rebase_outside_git_reads_deleted_files_from_the_old_trunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without git, the lock has no blob nor tree: --old-trunk gives the locked trunk,
+    from which ops.py is written whole and a deleted helper module restored."""
+    repo = upgrade_repo(tmp_path, in_git=False)
+    (repo / TRUNK / "helpers.py").write_text("def twice(x):\n    return 2 * x\n")
+    (repo / MIRROR / "util.py").write_text(
+        "from .helpers import twice\n\n\ndef clamp(x):\n    return twice(x)\n"
+    )
+    assert run(capsys, "lock", "--repo", str(repo), "-b", "vendor")[0] == 0
+    old = tmp_path / "old"
+    shutil.copytree(repo / TRUNK, old / "mathpkg")
+    (repo / TRUNK / "ops.py").unlink()
+    (repo / TRUNK / "helpers.py").unlink()
+    code, out, err = _rebase(capsys, repo)
+    assert code == 2 and "pass --old-trunk DIR" in err
+    code, out, err = _rebase(capsys, repo, "--apply", "--old-trunk", str(old / "mathpkg"))
+    assert code == 0, err
+    assert "whole     mathpkg/ops.py" in out and "restored  mathpkg/helpers.py" in out
+    assert _printed(
+        repo, "import mathpkg.ops as o, mathpkg.util as u; print(o.mul(3, 4), u.clamp(2))"
+    ) == ["12", "4"]

@@ -7,8 +7,10 @@
 * one module per family of rules: ``overrides`` (mirror files one by one),
   ``imports`` (FTS004, FTS019), ``hooks`` (hook modules and hook calls), ``inherit``
   (``inherit`` overrides), ``layout`` (files of a spec root outside what
-  loads), ``upgrade`` (drift since the lock);
-* ``signatures``: whether a hook call's arguments bind to the hook (FTS012);
+  loads), ``upgrade`` (drift since the lock), ``bindings`` (names and calls an
+  override takes from the trunk);
+* ``signatures``: whether a call's arguments bind to the parameters of the
+  definition that runs (FTS012, FTS024);
 * ``foreign``: what the trunk's own ``spec_path`` does, for FTS001's and
   FTS002's advice.
 """

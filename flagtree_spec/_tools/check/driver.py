@@ -1,10 +1,10 @@
-"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS022).
+"""``flagtree-spec check``: the lint of spec trees (codes FTS001-FTS024).
 
 :func:`check` runs every rule of the registry (:mod:`.registry`, filled by the
 family modules in :data:`FAMILIES`) over a
 :class:`~flagtree_spec._tools.model.model.Model`, which reads and parses every
 file at most once: first the per-file rules on the facts of each file of every
-mirror tree (:meth:`~flagtree_spec._tools.model.model.Model.overrides`, whose
+mirror tree (:func:`~flagtree_spec._tools.model.overrides.mirror_facts`, whose
 syntax trees are dropped once the rules have seen them), then the rules that
 need the whole model.  Findings carry a code, a severity (``error``,
 ``warning`` or ``info``), an absolute path and a 1-based line and column.  A
@@ -21,13 +21,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..model.model import Model
-from . import hooks, imports, inherit, layout, overrides, upgrade
+from ..model.overrides import mirror_facts
+from . import bindings, hooks, imports, inherit, layout, overrides, upgrade
 from .registry import RULES
 
 __all__ = ["CODES", "FAMILIES", "Finding", "check", "select"]
 
 # The families of rules: importing them fills the registry.
-FAMILIES = (overrides, imports, hooks, inherit, layout, upgrade)
+FAMILIES = (overrides, imports, hooks, inherit, layout, upgrade, bindings)
 
 # code -> (default severity, one-line summary), in code order.
 CODES: dict[str, tuple[str, str]] = {
@@ -51,7 +52,7 @@ class Finding(NamedTuple):
 
 def _hits(model: Model) -> Iterator[Finding]:
     rules = list(RULES.values())
-    for mf in model.overrides():
+    for mf in mirror_facts(model):
         for rule in rules:
             for hit in rule.file(mf):
                 yield Finding(rule.code, hit.severity or rule.severity, *hit[:4])

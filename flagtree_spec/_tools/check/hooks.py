@@ -18,7 +18,7 @@ from ..._discovery import SpecRoot
 from ..model.hooks import DEFINED, NOT_DEFINED, Binding, HookModule, first_hook
 from ..model.model import Model, Module
 from ..model.source import Source, resolve_relative
-from .registry import Hit, Rule, _sources, rule
+from .registry import Hit, Rule, _hook_calls, _running, rule
 from .signatures import bind_error
 
 __all__: list[str] = []
@@ -90,7 +90,7 @@ def _fetched_in_loops(model: Model, hook_modules: list[HookModule]) -> set[str]:
     looped: set[tuple[str, str, str]] = set()
     found: set[str] = set()
     lists: dict[str, set[str]] = {}
-    for _, source in _sources(model):
+    for _, source, _lower in _running(model):
         dynamic = source.dynamic_hooks()
         looped |= dynamic.looped
         found |= dynamic.names
@@ -147,22 +147,20 @@ class UnmatchedHook(Rule):
         hook_modules = [hooks for _, hooks in model.hook_modules()]
         called: set[str] = set()
         states: dict[str, str] = {}  # hook name -> what the stack answers for it
-        for module, source in _sources(model):
-            assert module.file is not None
-            for call in source.hook_calls():
-                called.add(call.hook)
-                state = states.get(call.hook)
-                if state is None:
-                    state = states[call.hook] = first_hook(hook_modules, call.hook)[0]
-                if state == NOT_DEFINED:
-                    yield Hit(
-                        module.file,
-                        call.line,
-                        call.col,
-                        f"hook {call.hook!r} is called here and defined by no backend of the "
-                        "stack (fine for an optional hook)",
-                        "info",
-                    )
+        for _, source, call, note in _hook_calls(model):
+            called.add(call.hook)
+            state = states.get(call.hook)
+            if state is None:
+                state = states[call.hook] = first_hook(hook_modules, call.hook)[0]
+            if state == NOT_DEFINED:
+                yield Hit(
+                    source.path,
+                    call.line,
+                    call.col,
+                    f"hook {call.hook!r} is called here{note} and defined by no backend of the "
+                    "stack (fine for an optional hook)",
+                    "info",
+                )
         called |= _fetched_in_loops(model, hook_modules)
         for hooks in hook_modules:
             for name, binding in hooks.declared():
@@ -210,33 +208,31 @@ class HookCallArguments(Rule):
             return
         answers: dict[str, tuple[str, Optional[Binding], Optional[HookModule]]] = {}
         errors: dict[tuple[str, int, tuple[str, ...]], Optional[str]] = {}
-        for module, source in _sources(model):
-            assert module.file is not None
-            for call in source.hook_calls():
-                # Judged only where the callee certainly dispatches and the arguments are known.
-                if not call.callee or call.unpacked:
-                    continue
-                found = answers.get(call.hook)
-                if found is None:
-                    found = answers[call.hook] = first_hook(hook_modules, call.hook)
-                state, binding, _ = found
-                if state != DEFINED or binding is None or binding.signature is None:
-                    continue  # no hook, a class, a decorated def, or any other callable
-                shape = (call.hook, call.positional, call.keywords)
-                if shape not in errors:
-                    errors[shape] = bind_error(binding.signature, call.positional, call.keywords)
-                error = errors[shape]
-                if error is None or not _dispatches(model, module, source, call.callee):
-                    continue
-                yield Hit(
-                    module.file,
-                    call.line,
-                    call.col,
-                    f"{call.callee}({call.hook!r}, ...): the hook "
-                    f"{binding.origin}{binding.signature.describe()} at "
-                    f"{binding.path}:{binding.line} {error}; change the call or the hook's "
-                    "parameters",
-                )
+        for module, source, call, note in _hook_calls(model):
+            # Judged only where the callee certainly dispatches and the arguments are known.
+            if not call.callee or call.unpacked:
+                continue
+            found = answers.get(call.hook)
+            if found is None:
+                found = answers[call.hook] = first_hook(hook_modules, call.hook)
+            state, binding, _ = found
+            if state != DEFINED or binding is None or binding.signature is None:
+                continue  # no hook, a class, a decorated def, or any other callable
+            shape = (call.hook, call.positional, call.keywords)
+            if shape not in errors:
+                errors[shape] = bind_error(binding.signature, call.positional, call.keywords)
+            error = errors[shape]
+            if error is None or not _dispatches(model, module, source, call.callee):
+                continue
+            yield Hit(
+                source.path,
+                call.line,
+                call.col,
+                f"{call.callee}({call.hook!r}, ...){note}: the hook "
+                f"{binding.origin}{binding.signature.describe()} at "
+                f"{binding.path}:{binding.line} {error}; change the call or the hook's "
+                "parameters",
+            )
 
 
 @rule("FTS013", "error", "override also imported through the hook package")
@@ -420,11 +416,12 @@ class SpecOrDefault(Rule):
     """
 
     def model(self, model: Model) -> Iterator[Hit]:
-        for module, source in _sources(model):
-            assert module.file is not None
+        for _, source, lower in _running(model):
             for line, col, hook in source.or_defaults():
+                if lower is not None and not lower.runs(line):
+                    continue
                 yield Hit(
-                    module.file,
+                    source.path,
                     line,
                     col,
                     f"spec({hook!r}, ...) or default: the default also runs when the hook "

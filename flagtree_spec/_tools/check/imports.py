@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from ..model.hooks import HookModule
 from ..model.model import Model, Module
 from ..model.source import Source, resolve_relative
+from ..model.startup import describe
 from .registry import Hit, Rule, _sources, rule
 
 __all__: list[str] = []
@@ -187,7 +188,7 @@ class UndefinedImport(Rule):
     """
 
     def model(self, model: Model) -> Iterator[Hit]:
-        reported: dict[tuple[str, str], list[str]] = {}
+        reported: dict[tuple[str, str], list[tuple[str, int]]] = {}
         for module, source in _sources(model):
             assert module.file is not None
             if source.error is not None:
@@ -198,7 +199,8 @@ class UndefinedImport(Rule):
             if module.origin is not None:
                 # An override or an added module: every import it makes.
                 for line, col, target, name, why in _failures(model, source, package):
-                    yield Hit(module.file, line, col, _what(target, name, why))
+                    fails = describe(model, module.file, line)
+                    yield Hit(module.file, line, col, _what(target, name, why) + fails)
                 yield from self.inherited(model, module, source)
                 continue
             # Trunk files are not needed again as trees; keeping thousands of
@@ -226,8 +228,7 @@ class UndefinedImport(Rule):
                         continue
                     if model.resolve(f"{imported}.{name}").kind != "missing":
                         continue  # a submodule
-                    where = f"{module.file}:{line}"
-                    reported.setdefault((loads.file, name), []).append(where)
+                    reported.setdefault((loads.file, name), []).append((module.file, line))
         for spec_root, hooks in model.hook_modules():
             if hooks.broken is not None and hooks.broken[3].startswith("'from"):
                 path, line, col, message = hooks.broken
@@ -251,12 +252,13 @@ class UndefinedImport(Rule):
                     yield Hit(loaded.path, line, col, f"the {what} {_what(target, name, why)}")
         for (path, name), sites in sorted(reported.items()):
             more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
+            importer, line = sites[0]
             yield Hit(
                 path,
                 1,
                 1,
-                f"does not define {name!r}, which {sites[0]}{more} imports from it; define it "
-                "or call inherit(globals())",
+                f"does not define {name!r}, which {importer}:{line}{more} imports from it"
+                f"{describe(model, importer, line)}; define it or call inherit(globals())",
             )
 
     def inherited(self, model: Model, module: Module, source: Source) -> Iterator[Hit]:
@@ -282,7 +284,7 @@ class UndefinedImport(Rule):
                     line,
                     1,
                     f"inherit() runs {lower}, whose line {at} {_what(target, name, why)}: "
-                    f"importing {module.name} fails",
+                    f"importing {module.name} fails{describe(model, lower, at)}",
                 )
             if not other.facts().inherits:
                 break

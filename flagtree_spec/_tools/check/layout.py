@@ -103,7 +103,11 @@ class StrayFile(Rule):
             for path in _python_files(spec_root.path, mirror):
                 if path in used:
                     continue
-                yield Hit(path, 1, 1, _stray_message(model, spec_root, path, trunk))
+                message = _stray_message(model, spec_root, path, trunk)
+                # Where it names the mirror path meant, the file was meant as an override
+                # that never loads: an error; another file (a script) stays a warning.
+                meant = message.endswith("?")
+                yield Hit(path, 1, 1, message, "error" if meant else "")
 
 
 def _python_files(top: str, mirror: str | None) -> Iterator[str]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..model.model import Model
+from ..model.overrides import inits_needing_spec_path
 from ..model.source import same_code
 from .foreign import (
     foreign_does,
@@ -23,7 +24,7 @@ from .foreign import (
     trunk_foreign_spec_path,
     trunk_spec_file,
 )
-from .registry import Hit, Rule, _rel, _shown, rule
+from .registry import Hit, Rule, _rel, _running, _shown, rule
 
 if TYPE_CHECKING:
     from ..model.overrides import MirrorFile
@@ -148,12 +149,16 @@ class DeadOverride(Rule):
         dead = sorted(_dead_in_unmodified.pop(model, []))
         if not dead:
             return
-        init = os.path.join(model.rdir, "__init__.py")
-        fix = (
-            "The trunk is installed: editing its files is not the fix"
-            if _installed(model.rdir)
-            else f"Or add 'spec_path(__path__)' to {init} and the packages the overrides are in"
-        )
+        if _installed(model.rdir):
+            fix = "The trunk is installed: editing its files is not the fix"
+        else:
+            inits = inits_needing_spec_path(model) or [os.path.join(model.rdir, "__init__.py")]
+            backend = f" -b {','.join(model.stack)}" if model.stack else ""
+            fix = (
+                f"Or add 'spec_path(__path__)' to the {len(inits)} package "
+                f"init{'s' if len(inits) != 1 else ''} the mirror files need: "
+                f"{', '.join(inits)} ('flagtree-spec spec-path{backend} --apply' inserts it)"
+            )
         files = f"{len(dead)} file{'s' if len(dead) != 1 else ''}"
         yield Hit(
             dead[0],
@@ -484,14 +489,56 @@ class AddedModule(Rule):
                 for c in mf.model.folder(folder).children()
                 if _one_edit(c, last) and mf.model.trunk_only(f"{parent}.{c}") is not None
             )
+            where = mf.spec_root.backend or mf.spec_root.path
+            if close and mf.entry.name not in _imported(mf.model):
+                # Misnamed: nothing imports it, so it never loads, and the trunk
+                # module it was meant to override loads instead.
+                yield Hit(
+                    mf.entry.path,
+                    1,
+                    1,
+                    f"adds module {mf.entry.name} (no trunk counterpart), which nothing imports, "
+                    f"so it never loads and trunk's {parent}.{close[0]} loads unchanged; did you "
+                    f"mean {parent}.{close[0]}? Rename this file",
+                    "error",
+                )
+                return
             hint = f"; did you mean {parent}.{close[0]}? Rename this file" if close else ""
             yield Hit(
                 mf.entry.path,
                 1,
                 1,
-                f"adds module {mf.entry.name} (no trunk counterpart); it loads from "
-                f"{mf.spec_root.backend or mf.spec_root.path}{hint}",
+                f"adds module {mf.entry.name} (no trunk counterpart); it loads from {where}{hint}",
             )
+
+
+# Per model: every module name an import statement of a file that loads names.
+_IMPORTED: weakref.WeakKeyDictionary[Model, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _imported(model: Model) -> frozenset[str]:
+    """The modules of the root package that some file which runs imports (at module
+    level or in a function), found once per model when first asked: the files that
+    load, the lower versions ``inherit()`` runs, the hook modules and their fragments."""
+    found = _IMPORTED.get(model)
+    if found is not None:
+        return found
+    names: set[str] = set()
+    files = [(m, s) for m, s, _ in _running(model)]
+    for _, hooks in model.hook_modules():
+        for loaded in (*hooks.files(), *hooks.later_files()):
+            if loaded.path is not None and loaded.path.endswith(".py"):
+                files.append((model.resolve(model.root), model.source(loaded.path)))
+    for module, source in files:
+        package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
+        for imp in source.imports(package):
+            names.add(imp.module)
+            names.update(f"{imp.module}.{n}" for n in imp.names if n != "*")
+        for name, *_ in source.facts().plain_imports:
+            parts = name.split(".")
+            names.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    found = _IMPORTED[model] = frozenset(names)
+    return found
 
 
 @rule(

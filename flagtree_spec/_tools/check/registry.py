@@ -32,9 +32,12 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import weakref
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple, Optional
 
+from ..model.calls import HookCall
+from ..model.inherited import Lower
 from ..model.model import Model, Module
 from ..model.source import Source
 
@@ -167,9 +170,47 @@ def _shown(names: list[str]) -> str:
 
 def _sources(model: Model) -> Iterator[tuple[Module, Source]]:
     """Every module that loads from a source file, with that source."""
-    for module in model.modules():
-        if module.file is not None and module.file.endswith(".py"):
-            yield module, model.source(module.file)
+    return model.sources()
+
+
+# Per model: what _running() yields, found once (every rule about hook calls asks).
+_RUNNING: weakref.WeakKeyDictionary[Model, list[tuple[Module, Source, Optional[Lower]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _running(model: Model) -> list[tuple[Module, Source, Optional[Lower]]]:
+    """Every source file whose code runs: each module's file that loads (as
+    :func:`_sources`), and after it the lower versions its ``inherit(globals())``
+    runs in its namespace (with the :class:`~flagtree_spec._tools.model.inherited.Lower`
+    that says which of their lines can run)."""
+    found = _RUNNING.get(model)
+    if found is not None:
+        return found
+    found = []
+    for module, source in model.sources():
+        found.append((module, source, None))
+        if source.error is None and source.facts().inherits:
+            found.extend((module, lower.source, lower) for lower in model.inherited(module))
+    _RUNNING[model] = found
+    return found
+
+
+def _hook_calls(model: Model) -> Iterator[tuple[Module, Source, HookCall, str]]:
+    """Every hook call that can run, with the module whose code it is, the file it
+    is written in, and a note for one in a lower version (run by ``inherit()``)."""
+    for module, source, lower in _running(model):
+        calls = source.hook_calls()
+        if not calls:
+            continue
+        if lower is None:
+            for call in calls:
+                yield module, source, call, ""
+            continue
+        note = f" (it runs in {lower.override} through inherit())"
+        for call in calls:
+            if lower.runs(call.line):
+                yield module, source, call, note
 
 
 def _trunk_names(model: Model) -> list[str]:

@@ -1,7 +1,8 @@
 """Whether a function's parameters accept a call's arguments, decided from syntax.
 
 ``check`` judges a trunk hook call ``spec("h", a, b, k=v)`` against the
-``def`` of the hook that would run (FTS012).  The model reads the parameters
+``def`` of the hook that would run (FTS012), and an override's call of a
+trunk function or class against the definition that runs (FTS024).  The model reads the parameters
 (:func:`~flagtree_spec._tools.model.calls.signature_of`);
 :func:`bind_error` applies Python's rules for binding a call with *n*
 positional arguments and the given keyword names to them, and says why it

@@ -293,6 +293,8 @@ def _every_backend(
     models: list[Model] = []
     checked: list[str] = []
     without: list[str] = []
+    # Backends whose spec root sits in a wrong place: an input error, as with -b B.
+    misplaced: list[Problem] = []
     for backend in sorted(os.listdir(third_party)):
         if not os.path.isdir(os.path.join(third_party, backend)) or backend.startswith("."):
             continue
@@ -304,15 +306,24 @@ def _every_backend(
         if each is not None and each.spec_roots:
             models.append(each)
             checked.append(backend)
+        elif each is not None and any(a.misplaced for a in each.absent):
+            misplaced.extend(
+                Problem(a.misplaced[0][0], 1, 1, a.message(model.root))
+                for a in each.absent
+                if a.misplaced
+            )
         else:
             without.append(backend)
     args.backend = []
     if not models:
         folders = f" ({', '.join(without)} without a Python spec tree)" if without else ""
+        wrong = "".join(f"; {p.message}" for p in misplaced)
         raise InputError(
-            f"{named}, and no backend under {third_party} has one{folders}: nothing was "
-            "checked; pass --backend B or --spec-root DIR"
+            f"{named}, and no backend under {third_party} has one{folders}{wrong}: nothing "
+            "was checked; pass --backend B or --spec-root DIR"
         )
+    for problem in misplaced:
+        models[0].problem(problem)
     out.note(
         f"flagtree-spec check: no backend named; checking every backend of the repository: "
         f"{', '.join(checked)}"

@@ -1,19 +1,26 @@
-"""The ``lock`` and ``rebase`` commands of ``flagtree-spec``.
+"""The ``lock``, ``rebase`` and ``spec-path`` commands of ``flagtree-spec``.
 
 ``lock -b B`` records what each override of backend ``B`` was made against;
-``rebase -b B`` merges what changed since into the overrides.  Exit codes:
-0 done (``rebase``: no conflict), 1 a conflict remains (``rebase``), 2 usage
-or input error.
+``rebase -b B`` merges what changed since into the overrides; ``spec-path -b
+B`` names (and with ``--apply`` inserts the call into) the trunk package
+inits that must call ``spec_path(__path__)`` for B's mirror files to load,
+which a new trunk does not have.  Exit codes: 0 done (``rebase``: no
+conflict; ``spec-path``: no call missing), 1 a conflict remains (``rebase``),
+or calls are missing and ``--apply`` was not given (``spec-path``), 2 usage or
+input error.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 from typing import Any
 
+from ..migrate.apply import insert_spec_path
 from ..model.model import InputError
+from ..model.overrides import inits_needing_spec_path
 from ..upgrade import lock, rebase
 from .options import add_command, model_from
 from .output import Output
@@ -58,8 +65,12 @@ def _rebase(args: argparse.Namespace, out: Output) -> int:
         )
     model = model_from(args)
     spec_root = lock.target(model)
-    locked, outcomes = rebase.plan(model, spec_root, args.old_trunk)
-    olds = {o.path: model.source(o.path).text for o in outcomes if o.text is not None}
+    locked, outcomes = rebase.plan(model, spec_root, args.old_trunk, args.drop_identical)
+    olds = {
+        o.path: model.source(o.path).text if os.path.isfile(o.path) else ""
+        for o in outcomes
+        if o.text is not None
+    }
     written = 0
     if args.apply:
         written = rebase.apply(spec_root, locked, outcomes, rebase.encodings(model, outcomes))
@@ -89,6 +100,10 @@ def _rebase(args: argparse.Namespace, out: Output) -> int:
             out.raw(row["diff"])
         counts = {s: sum(o.state == s for o in outcomes) for s in ("clean", "conflict")}
         counts["unchanged"] = sum(o.state == "unchanged" for o in outcomes)
+        for state in ("whole", "identical", "restored", "deleted"):
+            counts[state] = sum(o.state == state for o in outcomes)
+            if not counts[state]:
+                del counts[state]
         summary = ", ".join(f"{n} {s}" for s, n in counts.items())
         if not args.apply:
             tail = "nothing written (pass --apply to write the merges)"
@@ -98,11 +113,53 @@ def _rebase(args: argparse.Namespace, out: Output) -> int:
                 again = f"flagtree-spec lock{lock.option(spec_root)}"
                 tail += f"; resolve the conflict markers (<<<<<<<), then run '{again}'"
         out.note(f"{summary}; {tail}")
+        inits = inits_needing_spec_path(model, spec_root)
+        if inits:
+            out.note(
+                f"note: {len(inits)} package init{'s' if len(inits) != 1 else ''} of the trunk "
+                "that the mirror files need do not call spec_path(__path__) (a new trunk?): "
+                f"'flagtree-spec spec-path{lock.option(spec_root)} --apply' inserts it"
+            )
     return 1 if conflicts else 0
 
 
+def _installed(path: str) -> bool:
+    parts = os.path.realpath(path).split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def _spec_path(args: argparse.Namespace, out: Output) -> int:
+    model = model_from(args)
+    spec_root = lock.target(model)
+    inits = inits_needing_spec_path(model, spec_root)
+    if inits and args.apply and _installed(model.rdir):
+        raise InputError(
+            f"the trunk {model.rdir} is installed (under site-packages): editing its files is "
+            "not the fix; 'flagtree-spec run' (or install()) specialises it without a call"
+        )
+    added = [init for init in inits if insert_spec_path(init)] if args.apply else []
+    if args.format == "json":
+        data = {"missing": inits, "applied": args.apply, "added": added}
+        out.raw(json.dumps(data, indent=2) + "\n")
+    else:
+        for init in inits:
+            out.line(f"{'added' if init in added else 'missing'}  {init}")
+        if not inits:
+            tail = "every package init the mirror files need calls spec_path(__path__)"
+        elif args.apply:
+            tail = f"inserted the guarded spec_path(__path__) idiom into {len(added)} package inits"
+        else:
+            tail = (
+                f"{len(inits)} package init{'s' if len(inits) != 1 else ''} the mirror files "
+                "need do not call spec_path(__path__); nothing written (pass --apply to insert "
+                "the call)"
+            )
+        out.note(tail)
+    return 1 if inits and not args.apply else 0
+
+
 def add_commands(commands: Any) -> None:
-    """Register ``lock`` and ``rebase``."""
+    """Register ``lock``, ``rebase`` and ``spec-path``."""
     add_command(
         commands,
         "lock",
@@ -122,8 +179,11 @@ def add_commands(commands: Any) -> None:
         description="Merge each override's counterpart changes since the lock three ways "
         "(git merge-file --diff3): base = the locked version (from its git blob, or "
         "--old-trunk), ours = the override, theirs = the version now. Inheriting overrides "
-        "merge per replaced definition. Prints clean / conflict / unchanged and the diff per "
-        "override; writes nothing without --apply. Exit 1 when a conflict remains.",
+        "merge per replaced definition. An override whose trunk file is gone is written "
+        "whole (the locked trunk version plus the override); a module the lock recorded as the "
+        "trunk's that the trunk deleted is restored into the mirror tree where something "
+        "imports it. Prints clean / conflict / unchanged / whole / restored / deleted and the "
+        "diff per override; writes nothing without --apply. Exit 1 when a conflict remains.",
     )
     parser.add_argument(
         "--old-trunk",
@@ -134,4 +194,26 @@ def add_commands(commands: Any) -> None:
         "--apply",
         action="store_true",
         help="write the merged files (atomically) and update the lock for clean merges",
+    )
+    parser.add_argument(
+        "--drop-identical",
+        action="store_true",
+        help="leave out of each inheriting override the definitions that are identical to the "
+        "new trunk's (and remove an override that is the trunk's module again)",
+    )
+    parser = add_command(
+        commands,
+        "spec-path",
+        _spec_path,
+        help="name (or insert) the spec_path(__path__) calls the trunk needs for the overrides",
+        description="List the trunk package __init__.py files that must call "
+        "spec_path(__path__) for the backend's mirror files to load and do not (a new trunk, "
+        "say, after an upgrade replaced the one that had them): each module's package, a "
+        "package-init override's parent (and its own trunk __init__ when it inherits it). "
+        "With --apply, insert the guarded idiom into each, after the docstring and "
+        "'from __future__' imports, before every other statement (as migrate --add-spec-path "
+        "does). Exit 1 when calls are missing and --apply is not given.",
+    )
+    parser.add_argument(
+        "--apply", action="store_true", help="insert the guarded idiom into those package inits"
     )

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ... import _entrypoints
-from ..._discovery import _Finder, backend_traces, close_matches, existing_backends, looked_in
+from ..._discovery import (
+    _Finder,
+    backend_traces,
+    close_matches,
+    existing_backends,
+    looked_in,
+    misplaced_roots,
+)
 
 __all__ = ["Absent", "absent_backends"]
 
@@ -98,7 +105,7 @@ def absent_backends(
                 backend=backend,
                 named_by=named_by,
                 traces=tuple(traces),
-                misplaced=tuple(_misplaced(finder, backend)),
+                misplaced=tuple(misplaced_roots(finder, backend)),
                 looked_in=tuple(looked_in(finder, backend)),
                 found=tuple(found),
                 matches=tuple(close_matches(backend, found) if not traces else ()),
@@ -109,25 +116,3 @@ def absent_backends(
 
 def _looks_like(folder: str) -> str:
     return "a spec root" if os.path.basename(folder) in ("spec", "specs") else "a mirror tree"
-
-
-def _misplaced(finder: _Finder, backend: str) -> list[tuple[str, str]]:
-    """Folders of *backend* that look like a spec root, or a mirror tree, in a wrong place,
-    each with the place it belongs."""
-    places = []
-    repo = finder.repo
-    if repo is not None:
-        third = os.path.join(repo, "third_party", backend)
-        spec = os.path.join(third, "backend", "spec")
-        places += [
-            (os.path.join(third, "spec"), spec),  # the backend/ level forgotten
-            (os.path.join(third, "backend", "specs"), spec),
-            # A mirror tree with no spec root around it.
-            (os.path.join(third, finder.root), os.path.join(spec, finder.root)),
-            (os.path.join(third, "backend", finder.root), os.path.join(spec, finder.root)),
-        ]
-    installed = os.path.join(finder.rdir, "backends", backend)
-    places.append(
-        (os.path.join(installed, finder.root), os.path.join(installed, "spec", finder.root))
-    )
-    return [(found, target) for found, target in places if os.path.isdir(found)]

@@ -19,9 +19,12 @@ __all__ = [
     "Dispatch",
     "HookCall",
     "Signature",
+    "call_name",
+    "calls_on",
     "dispatchers",
     "hook_call",
     "hook_calls",
+    "or_defaults",
     "parser_lines",
     "signature_of",
 ]
@@ -75,6 +78,15 @@ def signature_of(node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda])
 
 
 # --------------------------------------------------------------------------- call sites
+
+
+def call_name(node: ast.expr) -> str:
+    """The last name of *node*: ``x`` for ``x`` and ``a.b.x``, empty for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
 
 
 class HookCall(NamedTuple):
@@ -259,7 +271,7 @@ def _fields_of(kind: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return found
 
 
-def _calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
+def calls_on(tree: ast.Module, lines: Sequence[int]) -> list[ast.Call]:
     """The calls in *tree* that span one of the sorted *lines* (a superset of the
     calls written on those lines).
 
@@ -307,9 +319,25 @@ def _statements_on(body: Sequence[ast.AST], lines: Sequence[int], found: list[as
             at += 1
 
 
+def _header_on(node: ast.AST, lines: Sequence[int]) -> bool:
+    """Whether one of the sorted *lines* falls on the header of compound statement
+    *node* (its decorators down to the line where its body starts): a call in its
+    own expressions (a test, a decorator, a default) can span only those."""
+    body = getattr(node, "body", None)
+    first = getattr(node, "lineno", None)
+    if not body or first is None or not hasattr(body[0], "lineno"):
+        return True  # a match statement, whose cases have no lines: entered
+    for decorator in getattr(node, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= body[0].lineno
+
+
 def _enter(node: ast.AST, lines: Sequence[int], found: list[ast.Call]) -> None:
     """The calls of *node*'s own expressions, and of its statements on *lines*."""
     parts, bodies = _fields_of(type(node))
+    if bodies and not _header_on(node, lines):
+        parts = ()  # the lines are in its body: its own expressions hold none of them
     pending: list[object] = []
     for field in parts:
         value = getattr(node, field, None)
@@ -387,7 +415,7 @@ def hook_calls(tree: ast.Module, text: str, names: Sequence[str]) -> list[HookCa
     lines = _call_lines(text, wanted)
     if not lines:
         return calls
-    for node in _calls_on(tree, lines):
+    for node in calls_on(tree, lines):
         found = hook_call(node, wanted)
         if found is not None:
             calls.append(found)
@@ -430,3 +458,47 @@ def hook_call(node: ast.Call, wanted: frozenset[str]) -> Optional[HookCall]:
         tuple(keywords),
         unpacked,
     )
+
+
+# A module that may hold "spec(...) or default".
+_SPEC_OR = re.compile(r"\bspec\s*\(")
+
+
+def _conditions(node: ast.AST) -> list[ast.expr]:
+    """The expressions *node* uses only for their truth value."""
+    if isinstance(node, (ast.Assert, ast.If, ast.While, ast.IfExp)):
+        return [node.test]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [node.operand]
+    if isinstance(node, ast.comprehension):
+        return list(node.ifs)
+    if isinstance(node, ast.Call) and call_name(node.func) == "bool" and node.args:
+        return [node.args[0]]
+    return []
+
+
+def or_defaults(tree: ast.Module, text: str) -> list[tuple[int, int, str]]:
+    """``(line, col, hook)`` of every ``spec("hook", ...) or default`` in *tree*
+    (parsed from *text*), where the ``or`` is no condition and the default no
+    falsy literal."""
+    found: list[tuple[int, int, str]] = []
+    if ") or" not in text or not _SPEC_OR.search(text):
+        return found
+    # As a condition (assert, if, while, not), "or" is the logic meant.
+    conditions = {id(test) for node in ast.walk(tree) for test in _conditions(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.BoolOp) or not isinstance(node.op, ast.Or):
+            continue
+        default = node.values[-1]
+        if id(node) in conditions or (isinstance(default, ast.Constant) and not default.value):
+            continue  # a condition, or a default as falsy as any result
+        first = node.values[0]
+        if (
+            isinstance(first, ast.Call)
+            and call_name(first.func) == "spec"
+            and first.args
+            and isinstance(first.args[0], ast.Constant)
+            and isinstance(first.args[0].value, str)
+        ):
+            found.append((node.lineno, node.col_offset + 1, first.args[0].value))
+    return found

@@ -69,16 +69,22 @@ class Folder:
     listing of a subfolder (the model's cache).
     """
 
-    __slots__ = ("_entered", "_entries", "_open", "names", "path")
+    __slots__ = ("_entered", "_entries", "_open", "error", "names", "path")
 
     def __init__(self, path: str, opener: Optional[Callable[[str], Folder]] = None) -> None:
         self.path = path
         self._open: Callable[[str], Folder] = opener or Folder
+        # Why a folder that exists cannot be listed (the path finder then finds
+        # nothing in it); empty when it can be, or does not exist.
+        self.error = ""
         try:
             with os.scandir(path) as listing:
                 self._entries = {e.name: e for e in listing}
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
             self._entries = {}
+        except OSError as exc:
+            self._entries = {}
+            self.error = exc.strerror or str(exc)
         self.names = frozenset(self._entries)
         self._entered = bool(self._entries) and _enterable(path)
 

@@ -12,15 +12,11 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import NamedTuple, Optional, Protocol
 
-from .calls import Signature, signature_of
-from .source import call_name
+from .calls import Signature, call_name, signature_of
 
-if TYPE_CHECKING:  # the hook module runs the executor and answers its imports
-    from .hooks import HookModule
-
-__all__ = ["Binding"]
+__all__ = ["Binding", "HookPackage"]
 
 
 class Binding(NamedTuple):
@@ -66,6 +62,21 @@ class _Module:
         self.getattr_hook = False  # a module-level __getattr__
         self.all_entries: Optional[list[tuple[str, int, int]]] = None
         self.all_known = True  # False: __all__ is not a literal list of names
+
+
+class HookPackage(Protocol):
+    """What the executor asks of the hook package it runs a module of (the hook
+    module, :class:`~flagtree_spec._tools.model.hooks.HookModule`, answers)."""
+
+    # Set when whether an import succeeds depends on names the model cannot see.
+    uncertain: str
+
+    def resolve(self, module: _Module, level: int, name: Optional[str]) -> Optional[str]:
+        """The hook-package key of an import in *module*; ``None`` when it is outside."""
+
+    def load(self, key: str, at: tuple[str, int, int]) -> Optional[_Module]:
+        """Import hook-package module *key* (the import statement at *at*); ``None``:
+        not found."""
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -119,7 +130,7 @@ def _is_globals(node: ast.expr) -> bool:
 class _Executor:
     """Runs the top-level statements of one module on its simulated namespace."""
 
-    def __init__(self, hooks: HookModule, module: _Module, path: str) -> None:
+    def __init__(self, hooks: HookPackage, module: _Module, path: str) -> None:
         self.hooks = hooks
         self.module = module
         self.path = path
@@ -340,7 +351,7 @@ class _Executor:
                         cond,
                     )
             return
-        source = hooks._import(key, at)
+        source = hooks.load(key, at)
         shown = "." * node.level + (node.module or "")
         if source is None:
             raise _Broken(*at, f"'from {shown} import ...': no module {shown} in the hook package")
@@ -363,7 +374,7 @@ class _Executor:
             self.hooks.uncertain = f"{shown}.__getattr__ decides 'from {shown} import {name}'"
             return Binding("unknown", *at, reason=self.hooks.uncertain)
         if source.path is not None:
-            sub = self.hooks._import(f"{source.key}.{name}" if source.key else name, at)
+            sub = self.hooks.load(f"{source.key}.{name}" if source.key else name, at)
             if sub is not None:
                 return source.ns.get(name) or Binding("module", sub.file or at[0], 1, 1)
         if source.dynamic:

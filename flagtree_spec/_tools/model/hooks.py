@@ -229,13 +229,13 @@ class HookModule:
 
     # -- the import system, modelled
 
-    def _import(self, key: str, at: tuple[str, int, int]) -> Optional[_Module]:
+    def load(self, key: str, at: tuple[str, int, int]) -> Optional[_Module]:
         """``importlib.import_module`` of hook-package module *key*; ``None``: not found."""
         found = self.modules.get(key)
         if found is not None:
             return found
         parent_key, _, last = key.rpartition(".")
-        parent = self._import(parent_key, at) if key else None
+        parent = self.load(parent_key, at) if key else None
         if parent is None or parent.path is None:
             return None
         hit = None

@@ -28,80 +28,39 @@ checks need are extracted from each syntax tree in one pass.
 from __future__ import annotations
 
 import ast
-import importlib.util
-import operator
 import os
-import sys
+import warnings
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple, Optional
+from typing import Optional
 
 from ... import _entrypoints
-from ..._config import is_module_name, parse_stack, read_declaration, read_marker
-from ..._discovery import LEGACY, SpecRoot, _Finder, discover, explicit_roots
-from ..._errors import SpecError
+from ..._config import is_module_name, parse_stack, read_marker
+from ..._discovery import SpecRoot, discover, explicit_roots
+from ..._errors import SpecError, SpecWarning
 from .backends import Absent, absent_backends
-from .finder import Entry, Folder, Found, child_path
+from .files import Files, under
+from .finder import Entry, Folder, Found
 from .hooks import HookModule
-from .overrides import MirrorFile, mirror_file
+from .inherited import Lower, lower_versions
+from .inputs import InputError, backend_roots, root_package
+from .modules import Early, Module
 from .repo import RepoError, detect_repo, missing
 from .settings import Settings
-from .source import Problem, Source, SpecPathCall, Statement, resolve_relative
+from .source import Source, SpecPathCall, Statement, resolve_relative
 
-__all__ = ["Early", "Entry", "InputError", "Model", "Module", "detect_repo", "load"]
-
-
-class InputError(Exception):
-    """The command's input is unusable (a usage or input error: exit code 2)."""
-
-
-# --------------------------------------------------------------------------- modules
-
-
-class Early(NamedTuple):
-    """A submodule that a package's ``__init__`` imports before its ``spec_path`` call."""
-
-    init: str  # the package's __init__ file
-    line: int  # the line of its import statement that leads to the submodule
-    col: int
-    call: int  # the line of the spec_path call
-    via: tuple[str, ...]  # modules of the package that import it on the way, outermost first
-    shadowed: Optional[str]  # the file that would load after the call (None: the same)
-
-    def describe(self) -> str:
-        """Why the module loads from where it does, in words."""
-        via = f" (through {', '.join(self.via)})" if self.via else ""
-        text = f"{self.init}:{self.line} imports it{via} before its spec_path call"
-        text += f" (line {self.call})"
-        return text + (f", so {self.shadowed} never loads" if self.shadowed else "")
+__all__ = [
+    "Early",
+    "Entry",
+    "InputError",
+    "Model",
+    "Module",
+    "backend_roots",
+    "detect_repo",
+    "load",
+]
 
 
-class Module(NamedTuple):
-    """The model's answer for one module name."""
-
-    name: str
-    kind: str  # "package", "namespace", "module" or "missing"
-    file: Optional[str]  # what loads (a package's __init__); None for namespace/missing
-    candidates: tuple[str, ...]  # the chain below it, highest first
-    origin: Optional[SpecRoot]  # the spec root the file comes from; None for trunk
-    path: tuple[str, ...]  # __path__ of a package after spec_path
-    trunk: tuple[str, ...]  # the runtime's trunk directories of a package
-    specialised: bool  # a package whose __init__ calls spec_path (or auto mode)
-    exclude: tuple[str, ...]  # full names its spec_path call excludes
-    reason: str  # why it is missing
-    # Why it loads from its package's own folder although a mirror has it: its
-    # package's __init__ imports it before calling spec_path.
-    early: Optional[Early] = None
-
-
-# The sort key of dotted names, parents first: their parts.
-_dotted = operator.methodcaller("split", ".")
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder + os.sep)
-
-
-class Model:
+class Model(Files):
     """Trunk plus spec roots; answers which file loads for each module.
 
     *rdir* is the folder of root package *root*, a package folder (:func:`load`
@@ -118,54 +77,31 @@ class Model:
         stack_source: str = "",
         auto: bool = False,
     ) -> None:
-        self.root = root
-        self.rdir = os.path.normpath(os.path.abspath(rdir))
-        self.spec_roots = tuple(spec_roots)
+        super().__init__(root, rdir, spec_roots)
         self.stack = stack
         self.stack_source = stack_source
         self.auto = auto
-        self.mirrors: list[tuple[SpecRoot, str]] = [
-            (r, os.path.normpath(os.path.abspath(r.mirror))) for r in self.spec_roots if r.mirror
-        ]
         # Whether a declaration excludes names, and whether a package resolved so far
         # excludes some with its spec_path call: without either, nothing is dropped.
         self._declared_exclusions = any(r.exclude for r, _ in self.mirrors)
         self._call_exclusions = False
-        self.problems: list[Problem] = []
         # Backends named on the command line that have no spec root (see .backends).
         self.absent: list[Absent] = []
-        self._folders: dict[str, Folder] = {}
-        self._sources: dict[str, Source] = {}
         self._modules: dict[str, Module] = {}
-        self._trees: dict[str, list[Entry]] = {}
         self._early: dict[str, dict[str, tuple[Statement, tuple[str, ...]]]] = {}
         self._hook_modules: Optional[list[tuple[SpecRoot, HookModule]]] = None
         self._fragments: Optional[frozenset[str]] = None
-        self._overrides: Optional[list[MirrorFile]] = None
-        self._names: Optional[list[str]] = None
         self._all: Optional[list[Module]] = None
+        self._lower: dict[str, list[Lower]] = {}
 
-    # -- files
-
-    def folder(self, path: str) -> Folder:
-        found = self._folders.get(path)
-        if found is None:
-            found = self._folders[path] = Folder(path, self.folder)
-        return found
-
-    def source(self, path: str) -> Source:
-        """The parsed source of *path*, read once."""
-        found = self._sources.get(path)
-        if found is None:
-            found = self._sources[path] = Source(path)
-        return found
+    # -- hook modules
 
     def hook_modules(self) -> list[tuple[SpecRoot, HookModule]]:
         """The hook module of every spec root that has one, highest priority first,
         with the names it binds (see :mod:`.hooks`), resolved once."""
         if self._hook_modules is None:
             self._hook_modules = [
-                (r, HookModule(r.hooks, r.hooks_package, r.hook_name, self._tree, self.folder))
+                (r, HookModule(r.hooks, r.hooks_package, r.hook_name, self.tree_of, self.folder))
                 for r in self.spec_roots
                 if r.hooks is not None
             ]
@@ -183,19 +119,13 @@ class Model:
             )
         return self._fragments
 
-    def _tree(self, path: str) -> Optional[ast.Module]:
-        source = self.source(path)
-        if source.tree is None and source.error is None:  # released: parse again
-            return ast.parse(source.text, filename=path)
-        return source.tree
-
     def foreign_spec_path(self, init: str, package: str) -> Optional[str]:
         """The file that defines the ``spec_path`` the ``__init__`` *init* of *package*
         imports, when that is not this library's; ``None`` when it is (directly, or
         re-exported by a forwarding module such as ``triton/flagtree_spec.py``) or
         when the model cannot tell.
         """
-        tree = self._tree(init) if init.endswith(".py") else None
+        tree = self.tree_of(init) if init.endswith(".py") else None
         if tree is None:
             return None
         for node in _top_level(tree.body):
@@ -212,7 +142,7 @@ class Model:
             else:
                 name = node.module or ""
             target = self.resolve(name).file if name.partition(".")[0] == self.root else None
-            lower = self._tree(target) if target and target.endswith(".py") else None
+            lower = self.tree_of(target) if target and target.endswith(".py") else None
             if lower is None:
                 return None
             for item in _top_level(lower.body):
@@ -220,17 +150,6 @@ class Model:
                     return target
             return None
         return None
-
-    def origin_of(self, path: str) -> Optional[SpecRoot]:
-        """The spec root whose mirror holds *path*; ``None`` for a trunk file."""
-        for spec_root, mirror in self.mirrors:
-            if _under(path, mirror):
-                return spec_root
-        return None
-
-    def mirror_of(self, spec_root: SpecRoot) -> str:
-        """The normalised mirror folder of *spec_root* (one that has a mirror)."""
-        return next(mirror for r, mirror in self.mirrors if r is spec_root)
 
     def _calls_spec_path(
         self, name: str, init: str, lower: Sequence[str]
@@ -254,11 +173,6 @@ class Model:
         if call is None and self.auto:
             return SpecPathCall(0, ())
         return call
-
-    def problem(self, problem: Problem) -> None:
-        """Record an input error once (exit code 2 for the commands)."""
-        if problem not in self.problems:
-            self.problems.append(problem)
 
     # -- resolution
 
@@ -311,7 +225,7 @@ class Model:
             return self._missing(name, f"its parent {parent.name} is a module, not a package")
         drop = self.dropped(name)
         entries = (
-            [e for e in parent.path if not any(_under(e, m) for m in drop)] if drop else parent.path
+            [e for e in parent.path if not any(under(e, m) for m in drop)] if drop else parent.path
         )
         last = parts[-1]
         chain, portions = self._find(entries, last)
@@ -401,7 +315,7 @@ class Model:
             above = above.rpartition(".")[0]
         if package.name == self.root:
             drop = []  # nothing is excluded before the root package's first call
-        return [] if any(_under(folder, m) for m in drop) else [folder]
+        return [] if any(under(folder, m) for m in drop) else [folder]
 
     def _find(self, entries: Sequence[str], last: str) -> tuple[list[Found], list[str]]:
         """What the path finder finds for *last* in each of *entries*: the modules and
@@ -541,113 +455,29 @@ class Model:
 
     # -- enumeration
 
-    def _inside_spec_root(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        return any(_under(real, r.real) for r in self.spec_roots)
-
-    def tree(self, top: str) -> list[Entry]:
-        """Every module file and package folder below *top* (a trunk or mirror folder).
-
-        Folders whose names are not identifiers and ``__pycache__`` are skipped;
-        so are spec roots lying inside the trunk (installed layouts).  A symlink
-        that leads back to a folder being walked is recorded as a problem.
-        """
-        found = self._trees.get(top)
-        if found is not None:
-            return found
-        found = []
-        # Walking the trunk: leave out the spec roots that lie inside it (installed
-        # layouts); walking a mirror tree that lies there: keep all of it.
-        skip = _under(top, self.rdir) and not self._inside_spec_root(top)
-        pending: list[tuple[str, str, tuple[str, ...]]] = [
-            (top, self.root, (os.path.realpath(top),))
-        ]
-        while pending:
-            folder, base, seen = pending.pop()
-            listing = self.folder(folder)
-            for entry in sorted(listing.names):
-                path = child_path(folder, entry)
-                if listing.is_dir(entry):
-                    if not entry.isidentifier() or entry == "__pycache__":
-                        continue
-                    # Only a symlink can lead back: a folder's real path is otherwise
-                    # its parent's real path and its name.
-                    real = (
-                        os.path.realpath(path)
-                        if listing.is_link(entry)
-                        else child_path(seen[-1], entry)
-                    )
-                    if skip and any(_under(real, r.real) for r in self.spec_roots):
-                        continue  # a spec root inside the trunk (_inside_spec_root)
-                    if real in seen:
-                        self.problem(
-                            Problem(
-                                path,
-                                1,
-                                1,
-                                f"symlink loop: {path} leads back to {real}; remove the link",
-                            )
-                        )
-                        continue
-                    found.append(Entry(f"{base}.{entry}", path, "folder"))
-                    pending.append((path, f"{base}.{entry}", (*seen, real)))
-                    continue
-                item = listing.entry(entry, base)
-                if isinstance(item, Problem):
-                    self.problem(item)
-                elif item is not None:
-                    found.append(item)
-        self._trees[top] = found
-        return found
-
-    def names(self) -> list[str]:
-        """Every module name that the trunk or a mirror tree has a file or folder for."""
-        if self._names is not None:
-            return list(self._names)
-        found = {self.root}
-        for top in (self.rdir, *(m for _, m in self.mirrors)):
-            found.update(
-                e.name
-                for e in self.tree(top)
-                if e.kind != "compiled" and (e.kind != "init" or e.name != self.root)
-            )
-        self._names = sorted(found, key=_dotted)
-        return list(self._names)
-
     def modules(self) -> list[Module]:
         """The answer for every name in :meth:`names`, parents first."""
         if self._all is None:
             self._all = [self.resolve(n) for n in self.names()]
         return list(self._all)
 
-    def mirror_files(self) -> Iterator[tuple[SpecRoot, Entry]]:
-        """``(spec root, entry)`` of every module file in every mirror tree."""
-        for spec_root, mirror in self.mirrors:
-            for entry in self.tree(mirror):
-                if entry.kind != "folder":
-                    yield spec_root, entry
+    def sources(self) -> Iterator[tuple[Module, Source]]:
+        """Every module that loads from a source file, with that source, parents first;
+        each file read as it comes (a rule that drops its syntax tree once read keeps
+        memory flat)."""
+        source = self.source
+        for module in self.modules():
+            file = module.file
+            if file is not None and file.endswith(".py"):
+                yield module, source(file)
 
-    def overrides(self) -> Iterator[MirrorFile]:
-        """The facts of every file of every mirror tree (see :mod:`.overrides`), in the
-        order of :meth:`mirror_files`, each computed once."""
-        if self._overrides is not None:
-            yield from self._overrides
-            return
-        done = []
-        for spec_root, entry in self.mirror_files():
-            found = mirror_file(self, spec_root, entry)
-            done.append(found)
-            yield found
-        self._overrides = done
-
-    def trunk_only(self, name: str) -> Optional[str]:
-        """The file module *name* (below the root) would load if no backend were active."""
-        parts = name.split(".")
-        folder = os.path.join(self.rdir, *parts[1:-1])
-        hit = self.folder(folder).find(parts[-1]) if os.path.isdir(folder) else None
-        if hit is None or hit.kind == "namespace":
-            return None
-        return hit.file
+    def inherited(self, module: Module) -> list[Lower]:
+        """The lower versions that run in the namespace of *module*'s file through
+        ``inherit(globals())``, highest first (see :mod:`.inherited`), found once."""
+        found = self._lower.get(module.name)
+        if found is None:
+            found = self._lower[module.name] = lower_versions(module, self.source, self.tree_of)
+        return found
 
     def lower_version(self, name: str) -> Optional[str]:
         """The file that the file loading for *name* shadows: the next one down its chain."""
@@ -683,27 +513,6 @@ def _targets(statement: Statement, package: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def _root_package(name: str) -> str:
-    """The folder of installed package *name*, found without importing it."""
-    if not is_module_name(name) or "." in name:
-        raise InputError(f"--package {name!r}: give a top-level package name, like 'triton'")
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError) as exc:
-        raise InputError(f"--package {name!r}: {exc}") from None
-    if spec is None:
-        raise InputError(
-            f"--package {name!r} is not installed in this Python ({sys.executable}); "
-            "install it, or give its folder with --trunk DIR"
-        )
-    if spec.submodule_search_locations is None or not spec.has_location or not spec.origin:
-        raise InputError(
-            f"--package {name!r} is not a regular package (a module, or a namespace package "
-            "without __init__.py); give a root package"
-        )
-    return os.path.dirname(spec.origin)
 
 
 def load(
@@ -757,7 +566,7 @@ def load(
             raise InputError(f"--trunk {trunk!r} does not exist; give the root package's folder")
         rdir = trunk
     elif package is not None:
-        rdir = _root_package(package)
+        rdir = root_package(package)
     else:
         where = repo if repo is not None else os.getcwd()
         if repo is not None and not os.path.isdir(repo):
@@ -822,7 +631,11 @@ def load(
         else:
             roots.extend(explicit_roots(root, rdir, list(spec_roots)))
         entry_points = [ep for ep in _entrypoints.scan() if "." not in ep.value.strip()]
-        found_roots = discover(root, rdir, stack, lambda: entry_points)
+        with warnings.catch_warnings():
+            # The run time warns of a spec root in a wrong place; the commands report
+            # it themselves (see .backends).
+            warnings.simplefilter("ignore", SpecWarning)
+            found_roots = discover(root, rdir, stack, lambda: entry_points)
     except SpecError as exc:
         raise InputError(str(exc)) from None
     seen = {r.real for r in roots}
@@ -840,36 +653,6 @@ def load(
         has_root = [r.backend for r in (*roots, *found_roots.spec_roots) if r.backend]
         model.absent = absent_backends(root, rdir, stack, source, has_root)
     return model
-
-
-def backend_roots(root: str, rdir: str, backend: str, paths: Sequence[str]) -> list[SpecRoot]:
-    """``--spec-root DIR`` given with a single ``-b B``: each DIR is a spec root of *backend*.
-
-    Each is read as the run time reads a spec root of that backend in the
-    layout it sits in (installed, alternate installed, source or legacy copy,
-    when DIR is that place of the tree); anywhere else as a source-layout
-    spec root, so FlagTree's hook package ``DIR/R/__init__.py`` is found
-    without a declaration.
-    """
-    finder = _Finder(root, rdir, list)
-    places = {
-        os.path.realpath(os.path.join(rdir, "backends", backend, "spec")): "installed",
-        os.path.realpath(os.path.join(rdir, "spec", backend)): "installed-alt",
-    }
-    repo = finder.repo
-    if repo is not None:
-        third = os.path.join(repo, "third_party", backend)
-        places[os.path.realpath(os.path.join(third, "backend", "spec"))] = "source"
-        places[os.path.realpath(os.path.join(third, "python"))] = LEGACY
-    out: list[SpecRoot] = []
-    for path in paths:
-        path = os.path.abspath(path)
-        if not os.path.isdir(path):
-            raise InputError(f"--spec-root {path!r} is not a directory")
-        kind = places.get(os.path.realpath(path), "source")
-        decl = None if kind == LEGACY else read_declaration(path)
-        finder.add(out, finder.make_root(path, kind, backend, decl))
-    return out
 
 
 def _top_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:

@@ -4,23 +4,31 @@
 (``compiled``, ``root-init``, ``excluded``, ``shadowed``, ``dead`` or
 ``live``) and, for a live override, the version it shadows, whether the two
 are identical and the files ``inherit()`` runs below it.  The model computes
-these once per file (:meth:`~.model.Model.overrides`); the check's rules and
-the ``list`` command only read them.
+these once per file (:func:`mirror_facts`); the check's rules and the ``list``
+command only read them.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Optional
+import weakref
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from ..._discovery import SpecRoot
 from .finder import COMPILED_SUFFIXES, Entry
+from .model import Model
+from .modules import Module
 from .source import Source, same_code
 
-if TYPE_CHECKING:  # the model builds the facts of its own mirror files
-    from .model import Model, Module
-
-__all__ = ["MirrorFile", "excluded_by", "list_rows", "mirror_file"]
+__all__ = [
+    "MirrorFile",
+    "excluded_by",
+    "inits_needing_spec_path",
+    "list_rows",
+    "mirror_facts",
+    "mirror_file",
+]
 
 
 class MirrorFile:
@@ -93,11 +101,27 @@ class MirrorFile:
         )
         self.inherits = parsed is not None and parsed.facts().inherits
         self.lowest = _lowest_that_runs(model, module) if self.inherits else None
+        if parsed is not None:
+            _unusable_trunk(model, counterpart, module.candidates if self.inherits else ())
 
     @property
     def parsed(self) -> Optional[Source]:
         """The source of a file that parses, else ``None``."""
         return self.source if self.source is not None and self.source.tree is not None else None
+
+
+def _unusable_trunk(model: Model, counterpart: Optional[str], chain: tuple[str, ...]) -> None:
+    """Record as an input error a trunk file the override is compared with, or that its
+    ``inherit()`` runs, which cannot be read, decoded or parsed: nothing can be said of
+    the override then (and the import fails where ``inherit()`` runs it)."""
+    for path in dict.fromkeys([*([counterpart] if counterpart else []), *chain]):
+        if not path.endswith(".py"):
+            break
+        source = model.source(path)
+        if source.error is not None and model.origin_of(path) is None:
+            model.problem(source.error)
+        if source.error is not None or (path in chain and not source.facts().inherits):
+            break
 
 
 def _lowest_that_runs(model: Model, module: Module) -> Optional[str]:
@@ -152,6 +176,25 @@ def mirror_file(model: Model, spec_root: SpecRoot, entry: Entry) -> MirrorFile:
     return MirrorFile(model, spec_root, entry, "live", module, source=source, lower=lower)
 
 
+# Per model: the facts of every file of its mirror trees, once all were computed.
+_FACTS: weakref.WeakKeyDictionary[Model, list[MirrorFile]] = weakref.WeakKeyDictionary()
+
+
+def mirror_facts(model: Model) -> Iterator[MirrorFile]:
+    """The facts of every file of every mirror tree of *model*, in the order of
+    :meth:`~.files.Files.mirror_files`, each computed once (lazily, the first time)."""
+    found = _FACTS.get(model)
+    if found is not None:
+        yield from found
+        return
+    done = []
+    for spec_root, entry in model.mirror_files():
+        facts = mirror_file(model, spec_root, entry)
+        done.append(facts)
+        yield facts
+    _FACTS[model] = done
+
+
 def list_rows(model: Model) -> list[dict[str, Any]]:
     """One row per file of every mirror tree, as ``flagtree-spec list`` shows it:
     module, file, backend, state (override, added, shadowed, excluded, hook, hook
@@ -187,3 +230,39 @@ def list_rows(model: Model) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def inits_needing_spec_path(model: Model, spec_root: Optional[SpecRoot] = None) -> list[str]:
+    """The trunk package ``__init__.py`` files that must call ``spec_path(__path__)``
+    for the files of the mirror trees (of *spec_root* only, when given) to load, and
+    do not: for a module, its package's (a namespace portion or a package the backend
+    adds: the nearest trunk package above); for a package-init override, its parent
+    package's, and the trunk's own ``__init__`` of the package when the override runs
+    it with ``inherit(globals())``.  Sorted; hook fragments and compiled files aside.
+    """
+    fragments = model.hook_fragments()
+    wanted: set[str] = set()
+    for root, entry in model.mirror_files():
+        if (spec_root is not None and root is not spec_root) or entry.kind == "compiled":
+            continue
+        if entry.name == model.root or os.path.normpath(entry.path) in fragments:
+            continue
+        parts = entry.name.split(".")[1:]
+        if entry.kind == "init":
+            source = model.source(entry.path)
+            if source.error is None and source.facts().inherits:
+                wanted.add(os.path.join(model.rdir, *parts, "__init__.py"))
+            parts = parts[:-1]
+        else:
+            parts = parts[:-1]
+        while parts and not os.path.isfile(os.path.join(model.rdir, *parts, "__init__.py")):
+            parts = parts[:-1]  # an added package, or a namespace portion: its parent finds it
+        wanted.add(os.path.join(model.rdir, *parts, "__init__.py"))
+    needed = []
+    for init in sorted(wanted):
+        if not os.path.isfile(init):
+            continue
+        source = model.source(init)
+        if source.error is None and source.facts().spec_path is None:
+            needed.append(init)
+    return needed

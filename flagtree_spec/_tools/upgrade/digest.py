@@ -26,6 +26,8 @@ import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Optional
 
+from ..model.inherited import bound_names, evaluated_parts, is_inherit_call, names_read
+
 __all__ = ["Analysis", "Definition", "analyse", "digest_text"]
 
 # Stable one-letter kinds: token type numbers differ between Python versions.
@@ -199,36 +201,6 @@ def digest_text(text: str, tree: Optional[ast.Module] = None) -> str:
     return _hash(_tokens(text, tree))
 
 
-def _bound(node: ast.stmt) -> list[str]:
-    """The names a top-level statement binds (imports excluded)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    targets: list[ast.expr] = []
-    if isinstance(node, ast.Assign):
-        targets = list(node.targets)
-    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            return []
-        targets = [node.target]
-    elif isinstance(node, (ast.If, ast.Try, ast.For, ast.AsyncFor, ast.While, ast.With)) or (
-        type(node).__name__ in ("TryStar", "Match", "AsyncWith")
-    ):
-        names: list[str] = []
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt):
-                names.extend(_bound(child))
-            elif isinstance(child, (ast.ExceptHandler,)) or type(child).__name__ == "match_case":
-                for stmt in child.body:  # type: ignore[attr-defined]
-                    names.extend(_bound(stmt))
-        return names
-    names = []
-    for target in targets:
-        for sub in ast.walk(target):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                names.append(sub.id)
-    return names
-
-
 def _kind(node: ast.stmt) -> str:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return "def"
@@ -242,48 +214,6 @@ def _kind(node: ast.stmt) -> str:
 def _start(node: ast.stmt) -> int:
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])
     return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def _is_inherit(node: ast.stmt) -> bool:
-    value = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    if isinstance(func, ast.Attribute):
-        return func.attr == "inherit"
-    return isinstance(func, ast.Name) and func.id == "inherit"
-
-
-def _loads(nodes: Iterable[ast.AST]) -> set[str]:
-    """Names read when *nodes* are evaluated (lambda bodies are not evaluated then)."""
-    found: set[str] = set()
-    pending = list(nodes)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Lambda):
-            pending.extend(node.args.defaults)
-            pending.extend(d for d in node.args.kw_defaults if d is not None)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        pending.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _evaluated(node: ast.stmt) -> list[ast.AST]:
-    """The parts of a top-level statement evaluated when it runs, function bodies excluded."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        args = node.args
-        return [
-            *node.decorator_list,
-            *args.defaults,
-            *(d for d in args.kw_defaults if d is not None),
-        ]
-    if isinstance(node, ast.ClassDef):
-        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)):
-        return [node.value] if node.value is not None else []
-    return [node]
 
 
 def analyse(text: str) -> Analysis:
@@ -302,15 +232,15 @@ def analyse(text: str) -> Analysis:
     captured: set[str] = set()
     inherit_line: Optional[int] = None
     for node in tree.body:
-        if inherit_line is None and _is_inherit(node):
+        if inherit_line is None and is_inherit_call(node):
             inherit_line = node.lineno
             continue
-        names = _bound(node)
+        names = bound_names(node)
         if inherit_line is not None:
             if isinstance(node, ast.Delete):
                 deleted.extend((t.id, node.lineno) for t in node.targets if isinstance(t, ast.Name))
             # A name read before this module rebinds it is the lower version's object.
-            captured.update(n for n in _loads(_evaluated(node)) if n not in after)
+            captured.update(n for n in names_read(evaluated_parts(node)) if n not in after)
         if not names:
             continue
         start, end = _start(node), node.end_lineno or node.lineno

@@ -15,6 +15,7 @@ file gets no FTS016 at all.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Optional
 
@@ -23,7 +24,7 @@ from ..model.model import Model
 from .digest import Analysis, analyse
 from .lock import Lock, Override, blob_id, option, overrides, read, replaced
 
-__all__ = ["Drift", "drift"]
+__all__ = ["Drift", "deleted_trunk_modules", "drift"]
 
 
 class Drift(NamedTuple):
@@ -35,10 +36,31 @@ class Drift(NamedTuple):
     message: str
 
 
-def _key_line(lock: Lock, key: str) -> int:
-    needle = json.dumps(key, ensure_ascii=False) + ":"
-    at = lock.text.find(needle)
+def _key_line(lock: Lock, key: str, entry: bool = True) -> int:
+    """The line of *key* in the lock file: as an override's entry, or (not *entry*) as
+    an item of the trunk's modules."""
+    needle = json.dumps(key, ensure_ascii=False) + (":" if entry else "")
+    start = 0 if entry else max(0, lock.text.find('"trunk": {'))
+    at = lock.text.find(needle, start)
     return lock.text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def deleted_trunk_modules(model: Model, lock: Lock) -> list[tuple[str, str]]:
+    """``(key, module)`` of each module the lock recorded as the trunk's that the trunk
+    no longer has and that no spec root provides instead."""
+    trunk = lock.data.get("trunk") or {}
+    found = []
+    for key in trunk.get("modules", ()):
+        parts = key.split("/")
+        if parts[0] != model.root:
+            continue
+        if os.path.isfile(os.path.join(model.rdir, *parts[1:])):
+            continue
+        stem = [p[: -len(".py")] if p.endswith(".py") else p for p in parts]
+        name = ".".join(stem[:-1] if stem[-1] == "__init__" else stem)
+        if model.resolve(name).file is None:
+            found.append((key, name))
+    return found
 
 
 def drift(model: Model) -> Iterator[Drift]:
@@ -106,6 +128,16 @@ def _drift(model: Model, spec_root: SpecRoot, lock: Lock) -> Iterator[Drift]:
             _key_line(lock, key),
             f"{key} is locked, but the override is gone (deleted, or it no longer shadows "
             f"anything); run '{again}' to drop the entry",
+        )
+    for key, name in deleted_trunk_modules(model, lock):
+        yield Drift(
+            "warning",
+            lock.path,
+            _key_line(lock, key, entry=False),
+            f"the trunk deleted {key} since the lock, and no spec root has it: module {name}, "
+            f"which the backend took from the trunk, no longer exists; '{rebase} --apply' "
+            "writes the locked version into the mirror tree where something still imports it "
+            f"(or run '{again}' to accept that it is gone)",
         )
 
 

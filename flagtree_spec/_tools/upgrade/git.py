@@ -16,7 +16,16 @@ import tempfile
 from collections.abc import Sequence
 from typing import NamedTuple, Optional
 
-__all__ = ["GitError", "Merged", "blob_ids", "merge", "read_blob", "toplevel"]
+__all__ = [
+    "GitError",
+    "Merged",
+    "blob_ids",
+    "merge",
+    "read_blob",
+    "read_from_tree",
+    "toplevel",
+    "tree_id",
+]
 
 
 class GitError(Exception):
@@ -30,10 +39,17 @@ def _git() -> str:
     return found
 
 
-def _run(args: Sequence[str], cwd: str, stdin: Optional[bytes] = None) -> bytes:
+def _run(
+    args: Sequence[str],
+    cwd: str,
+    stdin: Optional[bytes] = None,
+    env: Optional[dict[str, str]] = None,
+) -> bytes:
     command = [_git(), *args]
     try:
-        proc = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, check=False)
+        proc = subprocess.run(
+            command, cwd=cwd, input=stdin, capture_output=True, check=False, env=env
+        )
     except OSError as exc:
         raise GitError(f"cannot run {' '.join(command)}: {exc}") from None
     if proc.returncode != 0:
@@ -90,6 +106,52 @@ def read_blob(folder: str, blob: str) -> bytes:
     except GitError:
         raise GitError(
             f"blob {blob} is not in the repository at {top} (was the lock made in another clone?)"
+        ) from None
+
+
+def tree_id(folder: str, files: Sequence[str]) -> Optional[str]:
+    """The id of a git tree of *folder* holding *files* (paths below it) as they are
+    now, its objects written to the repository's database so :func:`read_from_tree`
+    reads them later; ``None`` outside a work tree.  The tracked files of *folder*
+    are in it as the index has them, *files* as the work tree has them: bytecode or
+    build outputs beside them do not change the id.
+
+    A copy of the index is used (its cached file states spare hashing the files
+    that did not change): the work tree, the index and the refs stay as they are.
+    """
+    top = toplevel(folder)
+    if top is None:
+        return None
+    rel = os.path.relpath(os.path.abspath(folder), top).replace(os.sep, "/")
+    index = _run(["rev-parse", "--git-path", "index"], top).decode("utf-8", "surrogateescape")
+    index = os.path.join(top, index.strip())
+    paths = "".join(
+        os.path.relpath(os.path.abspath(f), top).replace(os.sep, "/") + "\n" for f in files
+    )
+    with tempfile.TemporaryDirectory(prefix="flagtree-spec-index-") as scratch:
+        copy = os.path.join(scratch, "index")
+        if os.path.isfile(index):
+            shutil.copyfile(index, copy)
+        env = {**os.environ, "GIT_INDEX_FILE": copy}
+        stdin = paths.encode("utf-8", "surrogateescape")
+        _run(["update-index", "--add", "--stdin"], top, stdin, env)
+        out = _run(["write-tree", f"--prefix={rel}/"], top, env=env)
+    return out.decode("ascii").strip()
+
+
+def read_from_tree(folder: str, tree: str, rel: str) -> bytes:
+    """The content of file *rel* (``/``-separated) of git tree *tree*, from the
+    repository holding *folder*."""
+    top = toplevel(folder)
+    if top is None:
+        _git()
+        raise GitError(f"{folder} is not in a git work tree, so tree {tree} cannot be read")
+    try:
+        return _run(["cat-file", "blob", f"{tree}:{rel}"], top)
+    except GitError:
+        raise GitError(
+            f"{rel} of tree {tree} is not in the repository at {top} (was the lock made in "
+            "another clone?)"
         ) from None
 
 

@@ -7,8 +7,10 @@ module, or the override of a base backend below it), as a token digest (see
 :mod:`.digest`: comments, blank lines and docstrings do not count), the
 counterpart's git blob id when it lies in a git work tree, and, for an
 override that calls ``inherit(globals())``, one digest per counterpart
-definition the override replaces.  The file is sorted JSON, written only when
-its content changes, so locking an unchanged tree changes nothing.
+definition the override replaces; and the trunk's own modules, with the id of
+a git tree holding them, so that a module the trunk deletes later is seen and
+can be read back.  The file is sorted JSON, written only when its content
+changes, so locking an unchanged tree changes nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = [
     "overrides",
     "read",
     "target",
+    "trunk_modules",
     "write",
 ]
 
@@ -174,6 +177,23 @@ def entry_for(label: str, mine: Analysis, theirs: Analysis, blob: Optional[str])
     return data
 
 
+def _trunk_files(model: Model) -> list[str]:
+    return sorted(
+        e.path
+        for e in model.tree(model.rdir)
+        if e.kind in ("file", "init") and e.path.endswith(".py")
+    )
+
+
+def trunk_modules(model: Model) -> list[str]:
+    """The keys (``R/sub/mod.py``) of every source module of the trunk, sorted: what the
+    backend takes from the trunk, besides what it overrides."""
+    return sorted(
+        "/".join([model.root, *os.path.relpath(path, model.rdir).split(os.sep)])
+        for path in _trunk_files(model)
+    )
+
+
 def build(model: Model, spec_root: SpecRoot) -> dict[str, Any]:
     """The lock of *spec_root* for the tree as it is now."""
     found = [o for o in overrides(model, spec_root) if o.counterpart is not None]
@@ -193,7 +213,17 @@ def build(model: Model, spec_root: SpecRoot) -> dict[str, Any]:
         "backend": spec_root.backend,
         "trunk_version": trunk_version(model),
         "overrides": entries,
+        # The trunk's modules and their git tree: a module the trunk deletes later is
+        # drift too (check says so; rebase restores it where something imports it).
+        "trunk": {"modules": trunk_modules(model), "tree": _tree_id(model)},
     }
+
+
+def _tree_id(model: Model) -> Optional[str]:
+    try:
+        return git.tree_id(model.rdir, _trunk_files(model))
+    except git.GitError:
+        return None
 
 
 def dumps(data: dict[str, Any]) -> str:
@@ -275,6 +305,7 @@ def read(spec_root: SpecRoot) -> Optional[Lock]:
         or data.get("format") != FORMAT
         or not isinstance(entries, dict)
         or not all(_valid(e) for e in entries.values())
+        or not _valid_trunk(data.get("trunk"))
     ):
         raise InputError(
             f"{path} is not a lock file of format {FORMAT}; run flagtree-spec lock again"
@@ -289,3 +320,14 @@ def _valid(e: object) -> bool:
         return False
     definitions = e.get("definitions", {})
     return isinstance(definitions, dict) and all(isinstance(v, str) for v in definitions.values())
+
+
+def _valid_trunk(trunk: object) -> bool:
+    """A lock's record of the trunk's modules: absent (an older lock), or a list of keys
+    with a tree id (``null`` outside git)."""
+    if trunk is None:
+        return True
+    if not isinstance(trunk, dict) or not isinstance(trunk.get("tree"), (str, type(None))):
+        return False
+    modules = trunk.get("modules")
+    return isinstance(modules, list) and all(isinstance(m, str) for m in modules)

@@ -16,6 +16,7 @@ cleanly.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import os
@@ -28,6 +29,7 @@ from ..._discovery import SpecRoot
 from ..model.model import InputError, Model
 from . import git
 from .digest import Analysis, analyse, digest_text
+from .drift import deleted_trunk_modules
 from .lock import (
     Lock,
     Override,
@@ -39,6 +41,7 @@ from .lock import (
     read,
     write_atomic,
 )
+from .reshape import carry_dropped, drop_identical, imported_modules, whole_module
 
 __all__ = ["Outcome", "apply", "plan"]
 
@@ -47,17 +50,27 @@ _MARKER = re.compile(r"^<<<<<<< ", re.MULTILINE)
 
 
 class Outcome(NamedTuple):
-    """What rebase does to one locked override."""
+    """What rebase does to one locked override, or to a module the trunk deleted.
+
+    *state* is ``unchanged``, ``clean``, ``conflict`` or ``gone`` (the override
+    was deleted); ``whole`` (the trunk deleted its counterpart: the override is
+    written whole and becomes a module the backend adds); ``identical`` (with
+    *drop*: the override is the new trunk's module again, and goes); for a
+    module the lock recorded as the trunk's that the trunk deleted, ``restored``
+    (something imports it: written into the mirror tree from the locked
+    version) or ``deleted`` (nothing imports it: left out).
+    """
 
     key: str
     path: str
-    state: str  # "unchanged", "clean", "conflict" or "gone"
+    state: str
     message: str
     text: Optional[str]  # the merged text; None when nothing changes
     conflicts: int
     definitions: tuple[tuple[str, str], ...]  # (name, state) for an inheriting override
     entry: Optional[dict[str, Any]]  # the new lock entry of a clean merge (blob not yet set)
     counterpart: Optional[str]
+    remove: bool = False  # the file goes (an override identical to the trunk's module)
 
     def diff(self, old: str, shown: Optional[str] = None) -> str:
         """The unified diff from *old* (the override as it is) to the merged text; its
@@ -100,8 +113,8 @@ class _Base:
             )
 
     def text(self, override: Override, locked: dict[str, Any]) -> str:
-        counterpart = override.counterpart
-        assert counterpart is not None
+        """The counterpart of *override* as it was locked (also when it is gone now)."""
+        counterpart = override.counterpart or _trunk_path(self.model, override.key)
         if self.old_trunk is not None and self.model.origin_of(counterpart) is None:
             rel = os.path.relpath(counterpart, self.model.rdir)
             path = os.path.join(self.old_trunk, rel)
@@ -123,7 +136,7 @@ class _Base:
                     "against"
                 )
             try:
-                data = git.read_blob(os.path.dirname(counterpart), blob)
+                data = git.read_blob(_existing(counterpart), blob)
             except git.GitError as exc:
                 raise InputError(f"cannot read the locked {override.key}: {exc}") from None
             where = f"git blob {blob}"
@@ -140,6 +153,44 @@ class _Base:
             )
         return text
 
+    def trunk_module(self, key: str, tree: Optional[str]) -> str:
+        """The text of trunk module *key* as it was locked: from ``--old-trunk``, else
+        from the git tree the lock recorded."""
+        rel = key.split("/", 1)[1] if "/" in key else key
+        if self.old_trunk is not None:
+            path = os.path.join(self.old_trunk, *rel.split("/"))
+            try:
+                with open(path, "rb") as f:
+                    return _decode(f.read(), path)
+            except OSError as exc:
+                raise InputError(
+                    f"--old-trunk has no {rel} ({path}: {exc.strerror or exc}); give the trunk "
+                    "the lock was made against"
+                ) from None
+        if tree is None:
+            raise InputError(
+                f"the lock has no git tree of the trunk (it was not in a git work tree when "
+                f"locked), so the deleted {key} cannot be read back; pass --old-trunk DIR"
+            )
+        try:
+            data = git.read_from_tree(self.model.rdir, tree, rel)
+        except git.GitError as exc:
+            raise InputError(f"cannot read the locked {key}: {exc}") from None
+        return _decode(data, f"{key} of git tree {tree}")
+
+
+def _trunk_path(model: Model, key: str) -> str:
+    """Where trunk module *key* (``R/sub/mod.py``) lies, or lay."""
+    return os.path.join(model.rdir, *key.split("/")[1:])
+
+
+def _existing(path: str) -> str:
+    """The nearest folder of *path* that exists (a deleted file's folder may be gone)."""
+    folder = os.path.dirname(path)
+    while folder and not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
 
 def _merge(ours: str, base: str, theirs: str, key: str, label: str) -> git.Merged:
     try:
@@ -151,18 +202,7 @@ def _merge(ours: str, base: str, theirs: str, key: str, label: str) -> git.Merge
 def _one(model: Model, bases: _Base, override: Override, locked: dict[str, Any]) -> Outcome:
     key = override.key
     if override.counterpart is None:
-        return Outcome(
-            key,
-            override.path,
-            "conflict",
-            f"its {locked.get('counterpart', 'trunk')} counterpart is gone (deleted or moved): "
-            "nothing to merge; move the override along or delete it",
-            None,
-            1,
-            (),
-            None,
-            None,
-        )
+        return _gone(model, bases, override, locked)
     ours_text = model.source(override.path).text
     theirs_text = model.source(override.counterpart).text
     if _MARKER.search(ours_text):
@@ -193,7 +233,49 @@ def _one(model: Model, bases: _Base, override: Override, locked: dict[str, Any])
         return Outcome(
             key, override.path, state, "", text, merged.conflicts, (), new, override.counterpart
         )
-    return _per_definition(override, locked, mine, theirs, analyse(base_text), ours_text)
+    return _per_definition(
+        override, locked, mine, theirs, analyse(base_text), ours_text, base_text, theirs_text
+    )
+
+
+def _gone(model: Model, bases: _Base, override: Override, locked: dict[str, Any]) -> Outcome:
+    """An override whose counterpart the trunk deleted: written whole (state ``whole``),
+    from the locked counterpart plus the override when it inherited it."""
+    key, label = override.key, locked.get("counterpart", "trunk")
+    ours_text = model.source(override.path).text
+    if label != "trunk":
+        return Outcome(
+            key,
+            override.path,
+            "conflict",
+            f"its {label} counterpart is gone (deleted or moved): nothing to merge; move the "
+            "override along or delete it",
+            None,
+            1,
+            (),
+            None,
+            None,
+        )
+    try:
+        inherits = analyse(ours_text).inherit_line is not None
+    except (SyntaxError, ValueError) as exc:
+        raise InputError(f"cannot rebase {key}: it does not parse ({exc})") from None
+    if not inherits:
+        message = (
+            "the trunk deleted its counterpart: the override is the whole module already, and "
+            "now a module the backend adds (its lock entry goes)"
+        )
+        return Outcome(key, override.path, "whole", message, None, 0, (), None, None)
+    base = bases.text(override, locked)
+    try:
+        text = whole_module(base, ours_text)
+    except SyntaxError as exc:
+        raise InputError(f"cannot rebase {key}: a version does not parse ({exc})") from None
+    message = (
+        "the trunk deleted the file it inherits: written whole from the locked trunk version "
+        "and the override (no inherit() any more); a module the backend adds now"
+    )
+    return Outcome(key, override.path, "whole", message, text, 0, (), None, None)
 
 
 def _entry(
@@ -206,6 +288,15 @@ def _entry(
     return entry_for(override.label, mine, theirs, None)
 
 
+def _names_used(text: str) -> set[str]:
+    """Every name *text* reads anywhere (function bodies included)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def _per_definition(
     override: Override,
     locked: dict[str, Any],
@@ -213,12 +304,15 @@ def _per_definition(
     theirs: Analysis,
     base: Analysis,
     ours_text: str,
+    base_text: str,
+    theirs_text: str,
 ) -> Outcome:
     definitions: dict[str, str] = locked.get("definitions") or {}
     states: list[tuple[str, str]] = []
     edits: dict[tuple[int, int], str] = {}
     conflicts = 0
     notes = []
+    used = _names_used(ours_text)
     for name in sorted(definitions):
         ours = mine.after.get(name)
         if ours is None:
@@ -226,6 +320,8 @@ def _per_definition(
         now = theirs.definitions.get(name)
         if name in mine.captured:
             states.append((name, "wrapped"))
+        elif now is None and name in used:
+            states.append((name, "kept: the trunk dropped it, the override uses it"))
         elif now is None:
             states.append((name, "dropped"))
             conflicts += 1
@@ -253,10 +349,16 @@ def _per_definition(
     for (start, end), text in sorted(edits.items(), reverse=True):
         lines[start - 1 : end] = [text]
     text = "".join(lines)
+    text, carried = carry_dropped(text, base_text, theirs_text)
+    for name in carried:
+        states.append((name, "kept: the trunk dropped it, the override reads it on import"))
+    if carried:
+        notes.append(f"copied {', '.join(carried)} from the locked trunk version, which the "
+                     "override reads while it is imported and the trunk dropped")  # fmt: skip
     changed = text if text != ours_text else None
     if conflicts:
         state = "conflict"
-    elif any(s == "clean" for _, s in states):
+    elif carried or any(s == "clean" for _, s in states):
         state = "clean"
     else:
         state = "unchanged"
@@ -275,9 +377,13 @@ def _per_definition(
 
 
 def plan(
-    model: Model, spec_root: SpecRoot, old_trunk: Optional[str] = None
+    model: Model, spec_root: SpecRoot, old_trunk: Optional[str] = None, drop: bool = False
 ) -> tuple[Lock, list[Outcome]]:
-    """What rebase would do to every locked override of *spec_root*; writes nothing."""
+    """What rebase would do to every locked override of *spec_root*, and to the modules
+    the lock recorded as the trunk's that the trunk deleted; writes nothing.  With
+    *drop*, the definitions an override replaces that are identical to the new
+    trunk's are left out of it (and an override that is the trunk's module again
+    goes)."""
     lock = read(spec_root)
     if lock is None:
         raise InputError(
@@ -293,22 +399,127 @@ def plan(
         if locked is None:
             continue
         seen.add(override.key)
-        outcomes.append(_one(model, bases, override, locked))
+        outcome = _one(model, bases, override, locked)
+        if drop and outcome.state in ("clean", "unchanged") and override.counterpart:
+            outcome = _drop(model, override, locked, outcome)
+        outcomes.append(outcome)
     for key in sorted(set(lock.overrides) - seen):
         message = "the override is gone since the lock; run lock to drop its entry"
         outcomes.append(Outcome(key, "", "gone", message, None, 0, (), None, None))
+    outcomes.extend(_deleted(model, spec_root, lock, bases, outcomes))
     return lock, sorted(outcomes, key=lambda o: o.key)
+
+
+def _drop(model: Model, override: Override, locked: dict[str, Any], outcome: Outcome) -> Outcome:
+    """*outcome* with the definitions identical to the new trunk's left out."""
+    assert override.counterpart is not None
+    text = outcome.text if outcome.text is not None else model.source(override.path).text
+    try:
+        theirs = analyse(model.source(override.counterpart).text)
+        mine = analyse(text)
+    except (SyntaxError, ValueError):
+        return outcome
+    if mine.inherit_line is None:
+        if mine.digest != theirs.digest:
+            return outcome
+        message = "identical to the trunk's module now (by its tokens): the override goes"
+        return outcome._replace(state="identical", message=message, text=None, remove=True)
+    dropped = drop_identical(text, theirs)
+    if not dropped.names:
+        return outcome
+    states = (*outcome.definitions, *((n, "identical: dropped") for n in dropped.names))
+    if dropped.empty:
+        message = "every definition it replaced is the trunk's now: the override goes"
+        return outcome._replace(
+            state="identical", message=message, text=None, definitions=states, remove=True
+        )
+    return outcome._replace(
+        state="clean",
+        text=dropped.text,
+        definitions=states,
+        entry=_entry(override, dropped.text, theirs, locked),
+        counterpart=override.counterpart,
+    )
+
+
+def _package(key: str) -> str:
+    parts = key[: -len(".py")].split("/") if key.endswith(".py") else key.split("/")
+    return ".".join(parts[:-1])
+
+
+def _deleted(
+    model: Model, spec_root: SpecRoot, lock: Lock, bases: _Base, outcomes: Sequence[Outcome]
+) -> list[Outcome]:
+    """The modules the lock recorded as the trunk's that the trunk deleted (and no spec
+    root has): restored into the mirror tree where something still imports them."""
+    gone = {name: key for key, name in deleted_trunk_modules(model, lock)}
+    if not gone:
+        return []
+    tree = (lock.data.get("trunk") or {}).get("tree")
+    needed = _imported(model)
+    needed |= imported_modules(
+        (o.text, _package(o.key)) for o in outcomes if o.text is not None and o.state == "whole"
+    )
+    texts: dict[str, str] = {}
+    while True:
+        wanted = sorted(n for n in gone if n in needed and n not in texts)
+        if not wanted:
+            break
+        for name in wanted:
+            texts[name] = bases.trunk_module(gone[name], tree)
+            package = name if gone[name].endswith("/__init__.py") else name.rpartition(".")[0]
+            needed |= imported_modules([(texts[name], package)])
+    mirror = model.mirror_of(spec_root)
+    found = []
+    for name, key in sorted(gone.items()):
+        path = os.path.join(mirror, *key.split("/")[1:])
+        if name in texts:
+            message = (
+                "the trunk deleted it since the lock, and the tree still imports it: written "
+                "into the mirror tree from the locked trunk version (a module the backend adds)"
+            )
+            found.append(Outcome(key, path, "restored", message, texts[name], 0, (), None, None))
+        else:
+            message = (
+                "the trunk deleted it since the lock, and nothing imports it: not restored "
+                f"(run 'flagtree-spec lock{option(spec_root)}' to accept that it is gone)"
+            )
+            found.append(Outcome(key, path, "deleted", message, None, 0, (), None, None))
+    return found
+
+
+def _imported(model: Model) -> set[str]:
+    """Every module that a file which loads imports (in a function too), with parents."""
+    found: set[str] = set()
+    for module, source in model.sources():
+        if source.error is not None:
+            continue
+        package = module.name if module.kind == "package" else module.name.rpartition(".")[0]
+        names = [i.module for i in source.imports(package)]
+        names += [f"{i.module}.{n}" for i in source.imports(package) for n in i.names]
+        names += [name for name, *_ in source.facts().plain_imports]
+        for name in names:
+            parts = name.split(".")
+            found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return found
 
 
 def apply(
     spec_root: SpecRoot, lock: Lock, outcomes: Sequence[Outcome], encodings: dict[str, str]
 ) -> int:
-    """Write the merged files, then the lock (clean merges only); return the files written."""
+    """Write the merged, whole and restored files, remove the overrides identical to the
+    trunk's, then write the lock (clean merges updated, overrides that became modules
+    of their own or went dropped); return the files written or removed."""
     written = 0
     for outcome in outcomes:
+        if outcome.remove:
+            os.remove(outcome.path)
+            written += 1
+            continue
         if outcome.text is None:
             continue
-        encoding = encodings.get(outcome.path, "utf-8")
+        encoding = encodings.get(outcome.path) or _declared_encoding(outcome.text)
+        os.makedirs(os.path.dirname(outcome.path), exist_ok=True)
         write_atomic(outcome.path, outcome.text, encoding)
         written += 1
     clean = [o for o in outcomes if o.state == "clean" and o.entry is not None]
@@ -317,11 +528,27 @@ def apply(
     for outcome in clean:
         assert outcome.entry is not None
         entries[outcome.key] = {**outcome.entry, "blob": blobs.get(outcome.counterpart or "")}
+    for outcome in outcomes:
+        if outcome.state in ("whole", "identical"):
+            entries.pop(outcome.key, None)
     if entries != lock.overrides:
         write_atomic(lock.path, dumps({**lock.data, "overrides": entries}))
     return written
 
 
+def _declared_encoding(text: str) -> str:
+    """The PEP 263 encoding *text* declares (UTF-8 without a declaration)."""
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("ascii", "replace")
+    try:
+        return tokenize.detect_encoding(io.BytesIO(head).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+
+
 def encodings(model: Model, outcomes: Sequence[Outcome]) -> dict[str, str]:
     """The PEP 263 encoding of every override that rebase rewrites."""
-    return {o.path: _encoding(model.source(o.path).data) for o in outcomes if o.text is not None}
+    return {
+        o.path: _encoding(model.source(o.path).data)
+        for o in outcomes
+        if o.text is not None and os.path.isfile(o.path)
+    }
