@@ -587,7 +587,7 @@ def test_environment_backend_with_a_bad_value_is_left_to_the_runtime(project, mo
 
 
 def _requested(backend: str) -> Any:
-    from flagtree_spec.pytest_plugin._session import Settings
+    from flagtree_spec.pytest_plugin._settings import Settings
 
     settings = Settings()
     settings.backend, settings.source = backend, "--flagtree-backend"

@@ -21,7 +21,7 @@ import pytest
 from .. import _state
 
 if TYPE_CHECKING:
-    from ._session import Settings
+    from ._settings import Settings
 
 __all__ = ["RECORDER", "Recorder"]
 

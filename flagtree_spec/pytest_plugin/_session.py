@@ -17,7 +17,6 @@ import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Optional
 
 import pytest
 
@@ -26,10 +25,9 @@ from .._config import is_module_name, parse_stack, quote
 from .._discovery import _Finder, backend_exists, nowhere_message
 from .._errors import SpecError, SpecWarning
 from ._report import RECORDER, Recorder
+from ._settings import SETTINGS, Settings
 
 __all__ = [
-    "SETTINGS",
-    "Settings",
     "pytest_addoption",
     "pytest_collection_finish",
     "pytest_load_initial_conftests",
@@ -38,24 +36,6 @@ __all__ = [
     "pytest_sessionstart",
     "pytest_unconfigure",
 ]
-
-
-class Settings:
-    """What the session asked for, kept in the config's stash."""
-
-    __slots__ = ("backend", "checked", "reports", "roots", "saved", "source", "stack")
-
-    def __init__(self) -> None:
-        self.stack: Optional[tuple[str, ...]] = None  # None: the plugin selects nothing
-        self.backend = ""  # the value as given
-        self.source = ""  # where it came from
-        self.roots: tuple[str, ...] = ()
-        self.reports: list[str] = []
-        self.saved: Optional[tuple[bool, str]] = None  # FLAGTREE_BACKEND before the session
-        self.checked = False  # whether the stack's backends were found to exist
-
-
-SETTINGS = pytest.StashKey[Settings]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

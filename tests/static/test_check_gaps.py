@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import make, run
+from cli_support import make, run, shown
 from conftest import run_python
 
 CHECK = Path(__file__).resolve().parent.parent.parent / "fixtures" / "check"
@@ -447,9 +447,9 @@ def test_plain_check_names_a_spec_root_in_a_wrong_place_and_exits_2(
     third = NAMED / "third_party"
     assert "checking every backend of the repository: vendor" in err
     assert (
-        f"{third / 'misplaced/spec'}:1:1: input error: backend 'misplaced' (--backend) has no "
-        f"spec root for layoutpkg: {third / 'misplaced/spec'} looks like a spec root in the "
-        f"wrong place: move it to {third / 'misplaced/backend/spec'}"
+        f"{shown(third / 'misplaced/spec')}:1:1: input error: backend 'misplaced' (--backend) "
+        f"has no spec root for layoutpkg: {shown(third / 'misplaced/spec')} looks like a spec "
+        f"root in the wrong place: move it to {shown(third / 'misplaced/backend/spec')}"
     ) in err
     assert code == 2
 
