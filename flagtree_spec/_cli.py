@@ -9,6 +9,7 @@ in the runtime (``_run``), the offline commands in ``_tools.cli``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Optional
@@ -21,6 +22,10 @@ __all__ = ["main"]
 # The commands of the runtime: "run" executes the program in this process, which
 # must not pay for (or see in sys.modules) the offline tools it never uses.
 RUNTIME_COMMANDS = frozenset({"run", "autostart"})
+
+# The exit status of a command whose output was closed before it finished, as the
+# shell reports one ended by SIGPIPE (128 + 13).
+BROKEN_PIPE = 141
 
 
 def build_parser(tools: bool = True) -> argparse.ArgumentParser:
@@ -53,5 +58,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
-    code: int = handler(args)
+    if args.command in RUNTIME_COMMANDS:
+        # "run" is the program's own process: a closed pipe is the program's to handle.
+        runtime_code: int = handler(args)
+        return runtime_code
+    try:
+        code: int = handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (flagtree-spec check | head): stop quietly, as a
+        # command killed by SIGPIPE would, without a traceback or a second error
+        # when the interpreter flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
     return code

@@ -292,3 +292,24 @@ def test_drift_outside_git_gives_rebase_its_old_trunk(
     _, out, _ = run(capsys, "check", "--repo", str(CHECK / "fts016_drift"), "-b", "vendor")
     assert "merge the change with 'flagtree-spec rebase -b vendor --old-trunk DIR'" in out
     assert "DIR is the trunk's root package as it was at the lock" in out
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly_with_141() -> None:
+    """``flagtree-spec rule FTS012 | head -1``: no traceback, no second error at exit;
+    the status is the shell's for a command ended by SIGPIPE (the runtime's ``run``
+    leaves a closed pipe to the program it runs)."""
+    proc = run_python(
+        """
+        import os, subprocess, sys
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone before the command writes a line
+        child = subprocess.run(
+            [sys.executable, "-m", "flagtree_spec", "rule", "FTS012"],
+            stdout=write, stderr=subprocess.PIPE, text=True,
+        )
+        print(child.returncode)
+        print(child.stderr, end="")
+        """
+    )
+    code, _, err = proc.stdout.partition("\n")
+    assert (code, err) == ("141", "")
