@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from . import _discovery, _editable, _entries, _path, _state
+from . import _editable, _entries, _missing, _path, _state
 from ._config import MAX_NAMES, is_module_name, parse_module_names
 from ._errors import SpecError
 from ._log import logger
@@ -235,7 +235,7 @@ def install(root: str) -> None:
         except SpecError:
             pass
         except Warning as exc:
-            _discovery.unsay(exc)
+            _missing.unsay(exc)
     recorded = []
     with _state.lock:
         _state.use(root)

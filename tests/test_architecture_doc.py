@@ -52,3 +52,14 @@ def test_no_tool_folder_holds_a_family_of_prefix_named_modules() -> None:
         pairs = sorted((a, b) for a in stems for b in stems if b.startswith(a + "_"))
         assert pairs == [], (folder, pairs)
     assert not any(TOOLS.glob("*.py")) or {p.name for p in TOOLS.glob("*.py")} == {"__init__.py"}
+
+
+def test_no_module_of_the_package_is_over_700_lines() -> None:
+    """A module past 700 lines holds more than one concept: split it by concept."""
+    sizes = {
+        str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
+        for p in PACKAGE.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert len(sizes) > 90, len(sizes)
+    assert {name: n for name, n in sizes.items() if n > 700} == {}

@@ -20,10 +20,11 @@ from types import ModuleType
 
 import pytest
 
-from .. import _discovery, _state
+from .. import _state
 from .._config import is_module_name, parse_stack, quote
-from .._discovery import _Finder, backend_exists, nowhere_message
+from .._discovery import _Finder
 from .._errors import SpecError, SpecWarning
+from .._missing import backend_exists, hush, nowhere_message
 from ._report import RECORDER, Recorder
 from ._settings import SETTINGS, Settings
 
@@ -110,9 +111,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         os.environ["FLAGTREE_BACKEND"] = ",".join(settings.stack) or "none"
         # A backend of this stack that exists nowhere is the plugin's usage error
         # (_check_exists), said once: the runtime's warning for the same name is not given.
-        claim = object()
-        for backend in settings.stack:
-            _discovery._warned.setdefault(backend, claim)
+        hush(settings.stack)
         _check_exists(settings, named=False)
         _check_imported(early_config, settings)
     if settings.reports:

@@ -4,7 +4,8 @@
   ``--ignore`` and ``# noqa``;
 * ``registry``: the rule registry (one small class per code) and the helpers
   the rule families share;
-* one module per family of rules: ``overrides`` (mirror files one by one),
+* one module per family of rules: ``loading`` (whether a mirror file loads:
+  FTS001, FTS002), ``overrides`` (what each mirror file is),
   ``imports`` (FTS004, FTS019), ``hooks`` (hook modules and hook calls), ``inherit``
   (``inherit`` overrides), ``layout`` (files of a spec root outside what
   loads), ``upgrade`` (drift since the lock), ``bindings`` (names and calls an

@@ -22,13 +22,13 @@ from typing import NamedTuple
 
 from ..model.model import Model
 from ..model.overrides import mirror_facts
-from . import bindings, hooks, imports, inherit, layout, overrides, upgrade
+from . import bindings, hooks, imports, inherit, layout, loading, overrides, upgrade
 from .registry import RULES
 
 __all__ = ["CODES", "FAMILIES", "Finding", "check", "select"]
 
 # The families of rules: importing them fills the registry.
-FAMILIES = (overrides, imports, hooks, inherit, layout, upgrade, bindings)
+FAMILIES = (loading, overrides, imports, hooks, inherit, layout, upgrade, bindings)
 
 # code -> (default severity, one-line summary), in code order.
 CODES: dict[str, tuple[str, str]] = {

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
-from ..._discovery import close_matches
+from ..._missing import close_matches
 from ..model.model import Model
 from ..model.source import Source, call_name
 from .registry import Hit, Rule, _rel, _trunk_names, rule

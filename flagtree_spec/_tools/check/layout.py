@@ -10,7 +10,8 @@ import os
 from collections.abc import Iterator
 
 from ..._config import read_declaration
-from ..._discovery import SpecRoot, close_matches
+from ..._discovery import SpecRoot
+from ..._missing import close_matches
 from ..model.model import Model
 from .registry import Hit, Rule, _trunk_names, rule
 

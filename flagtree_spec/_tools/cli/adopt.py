@@ -21,7 +21,8 @@ from typing import Any
 
 from ... import flagtree
 from ..._config import MARKER_MODULE, parse_stack, read_marker
-from ..._discovery import _Finder, existing_backends
+from ..._discovery import _Finder
+from ..._missing import existing_backends
 from ..adopt.proof import Comparison, compare, imported_names
 from ..model.flagtree import FORWARDER, SpecFile, spec_files
 from ..model.model import InputError, Model, load

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ... import _entrypoints
-from ..._discovery import (
-    _Finder,
+from ..._discovery import _Finder
+from ..._missing import (
     backend_traces,
     close_matches,
     existing_backends,
