@@ -131,6 +131,7 @@ def test_nothing_imported_on_both_sides_is_static_only_and_what_was_compared_is_
         "names": 7,
         "deleted_by_trunk": 0,
         "stranded": 0,
+        "trunks_changes": 0,
     }
     assert verification["reason"].startswith(
         "4 of 5 modules imported on both sides and match the copy (7 names compared); 1 fails "
@@ -354,6 +355,7 @@ def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> No
         "names": 22,
         "deleted_by_trunk": 0,
         "stranded": 0,
+        "trunks_changes": 0,
     }
     for fault, (rel, old, new, module, says) in FAULTS.items():
         path = top / rel
@@ -480,3 +482,46 @@ def test_modules_left_behind_by_a_root_that_fails_on_both_sides_are_not_evidence
     assert found.modules[1]["differences"] == [
         "imports as the copy, fails from trunk and the spec tree: " + failed["error"]
     ]
+
+
+def test_differences_that_trunks_changes_since_the_base_make_are_counted_as_such(
+    tmp_path: Path,
+) -> None:
+    """Trunk's newer loader (Triton 3.2's ``language/extra/__init__``: every package found
+    on ``__path__``, executed by hand) sets no submodule attribute on the backend's added
+    package and computes another ``__all__``; the backend left that module alone, so its
+    trunk's version is what the migration must bring.  The merged copy (the copy with
+    trunk's version of the modules the backend left alone) differs from the copy the same
+    way: those differences are trunk's changes, not the migration's; a planted fault is
+    still rejected with that side in use."""
+    top = checkout(tmp_path, "trunks_newer_loader")
+    trunk = top / "python" / "minitri"
+    base = BaseTree(str(trunk), str(top / "base" / "minitri"), None)
+    plan = make_plan(str(top / COPY), str(trunk), str(top / MIRROR), minimize_files=True, base=base)
+    overlay = copy_overlay(plan, str(tmp_path / "overlay"))
+    apply(plan, add_spec_path=True)
+    env = {"FLAGTREE_BACKEND": "acme"}
+    found = verify(plan, overlay, env, base=base)
+    assert found.status == "equivalent", found
+    by_trunk = {m["module"]: m["differences"] for m in found.modules if m["trunks_change"]}
+    assert sorted(by_trunk) == ["minitri.language.extra", "minitri.language.extra.accel"]
+    assert (
+        "__all__: the backend left it alone, so trunk's may stand, but it is neither "
+        "trunk's (list[]) nor the copy's (list['accel']): list['minitri.language.extra.accel']"
+    ) in by_trunk["minitri.language.extra"]
+    assert by_trunk["minitri.language.extra.accel"] == [
+        "utils: the copy has it, trunk and the spec tree lose it"
+    ]
+    assert found.counts is not None and found.counts["trunks_changes"] == 2
+    assert "2 differ from the copy only as the copy with trunk's changes" in found.reason
+    # The backend's own change still has to load: without the root's spec_path call the
+    # override of conf never does, and the merged copy (which holds it) says so.
+    init = trunk / "__init__.py"
+    text = init.read_text()
+    assert "spec_path(__path__)" in text
+    init.write_text(text.replace("spec_path(__path__)", "pass"))
+    planted = verify(plan, overlay, env, base=base)
+    assert planted.status == "differs", planted
+    wrong = {m["module"]: m["differences"] for m in planted.modules if m["differences"]}
+    assert any("never loads" in d for d in wrong["minitri.conf"]), wrong
+    assert not any(m["trunks_change"] for m in planted.modules if m["module"] == "minitri.conf")

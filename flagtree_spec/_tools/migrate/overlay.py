@@ -1,19 +1,23 @@
-"""The trees ``--verify`` imports, built in a scratch folder before anything changes.
+"""The trees ``--verify`` imports, built in a scratch folder.
 
 :func:`copy_overlay` builds the copy as the backend ran it: trunk's files
-with the copy's laid over them.  :func:`trunk_copy` copies a trunk's Python
-files and links its other files (compiled parts), so a scratch trunk can be
-changed (``--add-spec-path``) while it still imports the real compiled parts.
+with the copy's laid over them, before anything changes.  :func:`merged_overlay`
+builds, with a base, the copy as it would be had its maintainer taken trunk's
+changes since the base into the modules the backend left alone.
+:func:`trunk_copy` copies a trunk's Python files and links its other files
+(compiled parts), so a scratch trunk can be changed (``--add-spec-path``)
+while it still imports the real compiled parts.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable
 
 from .steps import Plan
 
-__all__ = ["copy_overlay", "trunk_copy"]
+__all__ = ["copy_overlay", "merged_overlay", "trunk_copy"]
 
 
 def copy_overlay(plan: Plan, where: str) -> str:
@@ -49,6 +53,44 @@ def copy_overlay(plan: Plan, where: str) -> str:
                 os.unlink(target)
             shutil.copy2(source, target)
     return top
+
+
+def merged_overlay(plan: Plan, copy_folder: str, alone: Iterable[str], top: str) -> bool:
+    """Build under *top* the copy with trunk's version of each module in *alone*.
+
+    *alone* holds the paths (relative to the package) of the copy's modules
+    that bind what the base's do: the backend left them alone, so trunk's
+    changes since the base are what a migration with that base must bring
+    there (a module trunk deleted is deleted).  Returns whether anything
+    differs from the copy; when nothing does, *top* is not made.
+    """
+    root = os.path.basename(plan.trunk)
+    changes: dict[str, str] = {}  # path -> trunk's file, or "" where trunk deleted it
+    for rel in alone:
+        mine = os.path.join(copy_folder, root, *rel.split("/"))
+        theirs = os.path.join(plan.trunk, *rel.split("/"))
+        if not os.path.isfile(theirs):
+            changes[rel] = ""
+        elif not _same_bytes(mine, theirs):
+            changes[rel] = theirs
+    if not changes:
+        return False
+    shutil.copytree(copy_folder, top, symlinks=True)
+    for rel, theirs in changes.items():
+        target = os.path.join(top, root, *rel.split("/"))
+        if os.path.lexists(target):
+            os.unlink(target)
+        if theirs:
+            shutil.copy2(theirs, target)
+    return True
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    try:
+        with open(a, "rb") as f, open(b, "rb") as g:
+            return f.read() == g.read()
+    except OSError:
+        return False
 
 
 def trunk_copy(trunk: str, package: str) -> None:
