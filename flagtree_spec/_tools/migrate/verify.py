@@ -268,6 +268,7 @@ def verdict(
     gone: list[str] = []  # names of the copy that trunk deleted since the base
     stranded: list[str] = []
     by_trunk: list[str] = []  # differ from the copy exactly as the merged copy does
+    merged_only = 0  # of those, imported on both sides and compared
     stranded_by_root = "error" in sides.copy[root] and "error" in sides.new[root]
     for name in modules:
         mine, got = sides.copy[name], sides.new[name]
@@ -300,6 +301,7 @@ def verdict(
         )
         if trunks_change:
             by_trunk.append(name)
+            merged_only += "error" not in mine and "error" not in got  # compared, no match
         failed += bool(differences) and not leftover and not trunks_change
         results.append(
             {
@@ -368,8 +370,8 @@ def verdict(
             "static-only", reason + "; only the static proof holds", results, counts
         )
     reason = (
-        f"{compared - aside} of {total} modules imported on both sides and match the copy "
-        f"({names} names compared)"
+        f"{compared - aside - merged_only} of {total} modules imported on both sides and "
+        f"match the copy ({names} names compared)"
     )
     if aside:
         reason += (
