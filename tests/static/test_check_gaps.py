@@ -561,3 +561,62 @@ def test_fts023_says_nothing_where_a_star_import_from_outside_may_bind_the_name(
     # outside.py and lower.py: os.path's star import may bind it; nolower.py: FTS017's;
     # bound.py: lower.py's star import of os.path may bind anything too.
     assert found == []
+
+
+OWN_PATH = Path(__file__).resolve().parent.parent.parent / "fixtures" / "own_path_init"
+
+
+def test_a_package_init_override_that_extends_its_own_path_keeps_its_trunk_folders(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """FTS002 and FTS004 on FlagTree's iluvatar idiom: the override of a package's
+    ``__init__`` imports its parent's ``__path__`` (a name every package has) and puts
+    the trunk folder on its own ``__path__`` instead of calling ``spec_path``.  The
+    static model reads such an init as keeping the trunk folders after its own, and
+    ``which`` agrees with what a real import loads."""
+    code, out, err = run(capsys, "check", "--repo", str(OWN_PATH), "-b", "acme", "--format", "json")
+    assert code == 0, out + err
+    assert [f["code"] for f in json.loads(out)["findings"]] == []
+    code, out, _ = run(
+        capsys, "which", "--repo", str(OWN_PATH), "-b", "acme", "pkg.sub", "pkg.sub.helper",
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    predicted = {m["module"]: m["file"] for m in json.loads(out)}
+    loaded = run_python(
+        """
+        import json, pkg.sub, pkg.sub.helper
+        print(json.dumps({"pkg.sub": pkg.sub.__spec__.origin,
+                          "pkg.sub.helper": pkg.sub.helper.__spec__.origin,
+                          "f": pkg.sub.f(), "backend": pkg.sub.BACKEND}))
+        """,
+        env={"FLAGTREE_BACKEND": "acme"},
+        path=[OWN_PATH / "python"],
+    )
+    real = json.loads(loaded.stdout)
+    assert (real["f"], real["backend"]) == ("trunk", "acme")
+    assert predicted == {"pkg.sub": real["pkg.sub"], "pkg.sub.helper": real["pkg.sub.helper"]}
+    assert predicted["pkg.sub.helper"] == str(OWN_PATH / "python/pkg/sub/helper.py")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "__path__.append(_trunk)",
+        "__path__.extend([_trunk])",
+        "__path__.insert(1, _trunk)",
+        "__path__ += [_trunk]",
+        "__path__[:] = [*__path__, _trunk]",
+        "__path__ = __import__('pkgutil').extend_path(__path__, __name__)",
+    ],
+)
+def test_every_way_an_init_puts_folders_on_its_own_path_is_seen(statement: str) -> None:
+    import ast
+
+    from flagtree_spec._tools.model.facts import extract
+
+    def extends(text: str) -> bool:
+        return extract(ast.parse(text), text).extends_path
+
+    assert extends(f"import os\n_trunk = os.getcwd()\nif True:\n    {statement}\n")
+    assert not extends("path = []\npath.append(1)\nx = __path__[0]\n")

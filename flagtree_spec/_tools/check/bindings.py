@@ -29,6 +29,7 @@ from ..model.definitions import (
     plain_builtin_base,
     plain_class,
 )
+from ..model.facts import MODULE_NAMES
 from ..model.inherited import Lower, bound_names, replaced_names
 from ..model.model import Model
 from ..model.modules import Module
@@ -44,23 +45,6 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 _BUILTINS = frozenset(dir(builtins))
-# Names every module's namespace holds before its first statement runs (and after
-# inherit(), the one it adds).
-_MODULE_NAMES = frozenset(
-    {
-        "__name__",
-        "__doc__",
-        "__file__",
-        "__spec__",
-        "__loader__",
-        "__package__",
-        "__builtins__",
-        "__cached__",
-        "__annotations__",
-        "__dict__",
-        "__inherits__",
-    }
-)
 _DEPTH = 6  # how far star imports and re-exports are followed
 
 
@@ -189,7 +173,7 @@ class UnboundName(Rule):
             name: at
             for name, at in reads.reads.items()
             if name not in _BUILTINS
-            and name not in _MODULE_NAMES
+            and name not in MODULE_NAMES
             and name not in reads.bound
             and name not in source.facts().defined
         }

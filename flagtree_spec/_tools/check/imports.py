@@ -10,6 +10,7 @@ import os
 import weakref
 from collections.abc import Iterator
 
+from ..model.facts import MODULE_NAMES
 from ..model.hooks import HookModule
 from ..model.model import Model, Module
 from ..model.source import Source, resolve_relative
@@ -66,7 +67,7 @@ def _failures(
         own = os.path.normpath(found.file) == os.path.normpath(source.path)
         defined = facts.defined - facts.imported if own else facts.defined
         for name in names:
-            if name == "*" or name in defined:
+            if name == "*" or name in defined or _import_system_binds(found, name):
                 continue
             submodule = model.resolve(f"{target}.{name}")
             if submodule.kind != "missing":
@@ -85,6 +86,12 @@ def _failures(
                 if not _provided_by_build(model, found.name):
                     yield line, col, found.name, "", found.reason
                 break
+
+
+def _import_system_binds(module: Module, name: str) -> bool:
+    """Whether *name* is bound in *module* before its code runs (``from .. import
+    __path__`` reads the package's own path)."""
+    return name in MODULE_NAMES or (name == "__path__" and module.kind == "package")
 
 
 # Per model: the modules a build provides (see _built).
@@ -224,7 +231,7 @@ class UndefinedImport(Rule):
                 if facts.defines_all:
                     continue
                 for name in names:
-                    if name == "*" or name in facts.defined:
+                    if name == "*" or name in facts.defined or _import_system_binds(loads, name):
                         continue
                     if model.resolve(f"{imported}.{name}").kind != "missing":
                         continue  # a submodule

@@ -18,6 +18,7 @@ from typing import NamedTuple, Optional
 from .calls import call_name, parser_lines
 
 __all__ = [
+    "MODULE_NAMES",
     "Facts",
     "ImportFrom",
     "SpecPathCall",
@@ -29,6 +30,25 @@ __all__ = [
     "statements",
     "string_list",
 ]
+
+
+# Names every module's namespace holds before its first statement runs, and the one
+# inherit() adds; a package's also holds __path__.
+MODULE_NAMES = frozenset(
+    {
+        "__name__",
+        "__doc__",
+        "__file__",
+        "__spec__",
+        "__loader__",
+        "__package__",
+        "__builtins__",
+        "__cached__",
+        "__annotations__",
+        "__dict__",
+        "__inherits__",
+    }
+)
 
 
 class ImportFrom(NamedTuple):
@@ -66,6 +86,7 @@ class Facts:
         "all_names",
         "defined",
         "defines_all",
+        "extends_path",
         "imported",
         "imports",
         "incidental",
@@ -81,6 +102,9 @@ class Facts:
         self.spec_path: Optional[SpecPathCall] = None
         self.inherits = False
         self.inherit_line = 0  # the first module-level inherit(...) call
+        # A package init that puts folders on its own __path__ itself (append, extend,
+        # insert, +=, an assignment), as FlagTree's iluvatar overrides do.
+        self.extends_path = False
         self.defines_all = False
         # Names bound by something no statement shows: bind_symbols(...),
         # globals().update(...), setattr(sys.modules[__name__], ...).
@@ -187,7 +211,16 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
     """Record a module-level call of spec_path, inherit, bind_symbols or globals()."""
     if not isinstance(value, ast.Call):
         return
-    name = call_name(value.func)
+    func = value.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("append", "extend", "insert")
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "__path__"
+    ):
+        facts.extends_path = True
+        return
+    name = call_name(func)
     if name == "spec_path" and value.args and call_name(value.args[0]) == "__path__":
         exclude: tuple[str, ...] = ()
         if len(value.args) > 1:  # FlagTree's spec_path(path, exclude), through its spec file
@@ -302,8 +335,16 @@ def _top(facts: Facts, body: Sequence[ast.stmt], guarded: bool, last_marked: int
                     defined.add(target.id)
                     if target.id == "__all__":
                         facts.all_names = string_list(value)
+                    elif target.id == "__path__":
+                        facts.extends_path = True  # pkgutil.extend_path(__path__, ...)
                 else:
                     _bind_target(facts, target)
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "__path__"
+                    ):
+                        facts.extends_path = True  # __path__[:] = ...
             if type(value) is ast.Call:
                 _module_call(facts, value)
         elif isinstance(node, ast.ImportFrom):
@@ -338,6 +379,8 @@ def _top(facts: Facts, body: Sequence[ast.stmt], guarded: bool, last_marked: int
                 _module_call(facts, node.value)
         elif isinstance(node, ast.AugAssign):
             _bind_target(facts, node.target)
+            if isinstance(node.target, ast.Name) and node.target.id == "__path__":
+                facts.extends_path = True
             if isinstance(node.target, ast.Name) and node.target.id == "__all__":
                 # A literal __all__ extended by a literal list stays literal.
                 more = string_list(node.value)

@@ -151,6 +151,13 @@ class Model(Files):
             return None
         return None
 
+    def _extends_own_path(self, init: str) -> bool:
+        """Whether the package init *init* puts folders on its own ``__path__``."""
+        if not init.endswith(".py"):
+            return False
+        source = self.source(init)
+        return source.error is None and source.facts().extends_path
+
     def _calls_spec_path(
         self, name: str, init: str, lower: Sequence[str]
     ) -> Optional[SpecPathCall]:
@@ -416,9 +423,13 @@ class Model(Files):
         origin = self.origin_of(init)
         if call is None:
             trunk = (self.rdir,) if parent is None else self._derived_trunk(parent, rel[-1])
-            return Module(
-                name, "package", init, tuple(below), origin, (folder,), trunk, False, (), ""
-            )
+            path: tuple[str, ...] = (folder,)
+            if origin is not None and self._extends_own_path(init):
+                # A package-init override that puts folders on its own __path__ (FlagTree's
+                # iluvatar: each folder of the parent's path joined with its name) is
+                # read as keeping its trunk folders after its own, as spec_path would.
+                path += tuple(t for t in trunk if t != folder)
+            return Module(name, "package", init, tuple(below), origin, path, trunk, False, (), "")
         exclude = tuple(f"{name}.{e}" for e in call.exclude)
         self._call_exclusions = self._call_exclusions or bool(exclude)
         path0 = [folder]
