@@ -332,9 +332,8 @@ def _compared(
             )
             continue
         imported += 1
-        if (name in trunk and a["origin"] != trunk[name]) or (
-            name not in trunk and name != own_root
-        ):
+        # A file other than the trunk's (a namespace package has none: not counted).
+        if a["origin"] is not None and name != own_root and a["origin"] != trunk.get(name):
             from_tree += 1
         for key in ("origin", "file", "path"):
             if a[key] != b[key]:
