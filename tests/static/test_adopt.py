@@ -226,3 +226,18 @@ def test_adopt_refuses_a_backend_a_literal_marker_module_does_not_name(
     assert code == 2 and "as a literal, so the proof cannot run 'other'" in err
     code, _, err = run(capsys, "adopt", "--trunk", str(trunk), "-b", "none")
     assert code == 2 and "names no backend" in err
+
+
+def test_adopt_never_writes_through_a_hard_link_into_another_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A work copy made with ``cp -al`` shares its files with the original: the
+    forwarder replaces the work copy's file, the original keeps FlagTree's own."""
+    _, trunk = build(tmp_path, "spec-call")
+    original = tmp_path / "original_flagtree_spec.py"
+    os.link(trunk / "_flagtree_spec.py", original)
+    own = original.read_text()
+    code, _, _ = run(capsys, "adopt", "--trunk", str(trunk), "--no-verify")
+    assert code == 0
+    assert (trunk / "_flagtree_spec.py").read_text() == FORWARDER
+    assert original.read_text() == own != FORWARDER

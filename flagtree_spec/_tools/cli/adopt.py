@@ -26,6 +26,7 @@ from ..._missing import existing_backends
 from ..adopt.proof import Comparison, compare, imported_names
 from ..model.flagtree import FORWARDER, SpecFile, spec_files
 from ..model.model import InputError, Model, load
+from ..upgrade.lock import write_atomic
 from .options import add_command, model_from
 from .output import Output
 
@@ -166,8 +167,9 @@ def _adopt(args: argparse.Namespace, out: Output) -> int:
     adopted = proven or args.keep_on_failure
     if adopted:
         for spec in own:
-            with open(spec.path, "w", encoding="utf-8") as f:
-                f.write(FORWARDER)
+            # A new file renamed over the old one: never written through a hard link
+            # into another tree that shares the file (a copy made with cp -al).
+            write_atomic(spec.path, FORWARDER)
     spec = own[0]
     data = {
         "spec_file": spec.path,
