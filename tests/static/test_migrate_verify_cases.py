@@ -28,7 +28,7 @@ from conftest import FIXTURES
 from flagtree_spec._tools.migrate import apply as migrate_apply
 from flagtree_spec._tools.migrate.apply import apply
 from flagtree_spec._tools.migrate.overlay import copy_overlay
-from flagtree_spec._tools.migrate.plan import BaseTree, make_plan
+from flagtree_spec._tools.migrate.plan import BaseTree, Plan, make_plan
 from flagtree_spec._tools.migrate.verify import verify
 
 CASES = FIXTURES / "migrate_verify"
@@ -337,13 +337,20 @@ FAULTS = {
 }
 
 
-def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> None:
-    top = checkout(tmp_path, "planted_faults")
+def applied_with_base(tmp_path: Path, case: str) -> tuple[Path, Plan, str, BaseTree]:
+    """*case* migrated with --minimize against its base and applied with --add-spec-path,
+    not yet verified: its checkout, the plan, the copy overlay and the base."""
+    top = checkout(tmp_path, case)
     trunk = top / "python" / "minitri"
     base = BaseTree(str(trunk), str(top / "base" / "minitri"), None)
     plan = make_plan(str(top / COPY), str(trunk), str(top / MIRROR), minimize_files=True, base=base)
     overlay = copy_overlay(plan, str(tmp_path / "overlay"))
     apply(plan, add_spec_path=True)
+    return top, plan, overlay, base
+
+
+def test_the_verifier_rejects_each_planted_non_equivalence(tmp_path: Path) -> None:
+    top, plan, overlay, base = applied_with_base(tmp_path, "planted_faults")
     env = {"FLAGTREE_BACKEND": "acme"}
     correct = verify(plan, overlay, env, base=base)
     assert correct.status == "equivalent", correct
@@ -494,12 +501,8 @@ def test_differences_that_trunks_changes_since_the_base_make_are_counted_as_such
     trunk's version of the modules the backend left alone) differs from the copy the same
     way: those differences are trunk's changes, not the migration's; a planted fault is
     still rejected with that side in use."""
-    top = checkout(tmp_path, "trunks_newer_loader")
+    top, plan, overlay, base = applied_with_base(tmp_path, "trunks_newer_loader")
     trunk = top / "python" / "minitri"
-    base = BaseTree(str(trunk), str(top / "base" / "minitri"), None)
-    plan = make_plan(str(top / COPY), str(trunk), str(top / MIRROR), minimize_files=True, base=base)
-    overlay = copy_overlay(plan, str(tmp_path / "overlay"))
-    apply(plan, add_spec_path=True)
     env = {"FLAGTREE_BACKEND": "acme"}
     found = verify(plan, overlay, env, base=base)
     assert found.status == "equivalent", found
