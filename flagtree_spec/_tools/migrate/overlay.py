@@ -61,7 +61,9 @@ def merged_overlay(plan: Plan, copy_folder: str, alone: Iterable[str], top: str)
     *alone* holds the paths (relative to the package) of the copy's modules
     that bind what the base's do: the backend left them alone, so trunk's
     changes since the base are what a migration with that base must bring
-    there (a module trunk deleted is deleted).  Returns whether anything
+    there (a module trunk deleted is deleted).  Trunk's version is its file
+    as the "trunk alone" interpreter imports it (with the ``spec_path`` calls
+    ``--add-spec-path`` inserted), so the two agree.  Returns whether anything
     differs from the copy; when nothing does, *top* is not made.
     """
     root = os.path.basename(plan.trunk)
