@@ -151,3 +151,81 @@ def test_main_reports_each_module_its_file_its_names_and_its_class_members(
         "error": "ValueError: at <root>/probedpkg/broken.py",
     }
     assert found["probedpkg.nope"]["error"].startswith("ModuleNotFoundError: ")
+
+
+def test_origin_names_where_a_function_or_class_is_defined_through_its_wrappers() -> None:
+    ns = namespace(
+        """
+import functools
+
+def base(x):
+    return x
+
+@functools.wraps(base)
+def wrapper(x):
+    return base(x)
+
+class K:
+    @classmethod
+    def make(cls):
+        return cls()
+
+    @staticmethod
+    def helper():
+        return 1
+""",
+        name="mod_a",
+    )
+    assert probe.origin(ns["wrapper"]) == "mod_a:base"  # the function it wraps
+    assert probe.origin(ns["K"]) == "mod_a:K"
+    assert probe.origin(vars(ns["K"])["make"]) == "mod_a:K.make"
+    assert probe.origin(vars(ns["K"])["helper"]) == "mod_a:K.helper"
+    assert probe.origin(42) is None and probe.origin([ns["base"]]) is None
+
+    def nameless() -> None: ...
+
+    nameless.__module__ = None  # type: ignore[assignment]
+    assert probe.origin(nameless) is None
+
+
+def test_references_describe_a_table_of_definitions_and_nothing_else() -> None:
+    ns = namespace("def f():\n    return 1\n\nclass C:\n    pass\n", name="mod_t")
+    table = probe.references({"f": ns["f"], "n": 3})
+    assert table is not None
+    assert table["masked"] == "dict['f', ref mod_t:f, 'n', 3]"
+    assert [item[:2] for item in table["items"]] == [[1, "mod_t:f"]]
+    assert probe.references([ns["C"], ns["f"]])["items"][0][:2] == [0, "mod_t:C"]  # type: ignore[index]
+    assert probe.references([1, "a"]) is None  # a container of plain data
+    assert probe.references(ns["f"]) is None  # no container
+    assert probe.references({i: i for i in range(201)}) is None  # too large to describe
+
+
+def test_unbound_finds_global_reads_nothing_binds_in_functions_methods_and_closures() -> None:
+    module = types.ModuleType("mod_u")
+    source = """
+import os
+
+def uses_gone():
+    return GONE + os.sep
+
+def outer():
+    def inner():
+        return NESTED_GONE
+    return inner
+
+class K:
+    @property
+    def p(self):
+        return PROP_GONE
+
+    @classmethod
+    def c(cls):
+        return CLS_GONE
+
+    def fine(self):
+        return len(os.sep)
+
+borrowed = os.path.join  # defined elsewhere: its reads are not this module's
+"""
+    exec(compile(source, "<mod_u>", "exec"), module.__dict__)
+    assert probe.unbound(module) == ["CLS_GONE", "GONE", "NESTED_GONE", "PROP_GONE"]

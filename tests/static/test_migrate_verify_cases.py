@@ -529,3 +529,41 @@ def test_differences_that_trunks_changes_since_the_base_make_are_counted_as_such
     wrong = {m["module"]: m["differences"] for m in planted.modules if m["differences"]}
     assert any("never loads" in d for d in wrong["minitri.conf"]), wrong
     assert not any(m["trunks_change"] for m in planted.modules if m["module"] == "minitri.conf")
+
+
+def _table_sides(helper_changed: bool, origin: str = "p.lib:f", masked: str = "") -> Any:
+    """Reports of module ``p.m`` holding ``T = [f]``, ``f`` defined in ``p.lib``, whose
+    code is trunk's newer ``f`` in the new tree; *helper_changed*: the backend changed
+    ``p.lib.f`` itself (its copy's binding differs from the base's)."""
+    from flagtree_spec._tools.migrate.compare import Facts, Sides
+
+    def table(digest: str, where: str = "p.lib:f", shown: str = "") -> dict[str, Any]:
+        return {
+            "names": {"T": f"list[{digest}]"},
+            "references": {
+                "T": {"masked": shown or f"list[ref {where}]", "items": [[0, where, digest]]}
+            },
+        }
+
+    copy = {"p.m": table("old f"), "p.lib": {"names": {"f": "old f"}}}
+    new = {"p.m": table("new f", origin, masked), "p.lib": {"names": {"f": "new f"}}}
+    trunk = {"p.lib": {"names": {"f": "new f"}}}
+    lib = Facts({"f": "changed" if helper_changed else "same"}, {"f": "same"}, True, None)
+    facts = {"p.m": Facts({"T": "t"}, {"T": "t"}, True, None), "p.lib": lib}
+    return Sides(copy, trunk, new, facts)
+
+
+def test_a_table_of_definitions_holds_trunks_function_only_where_the_backend_left_it() -> None:
+    """``T = [f]`` whose ``f`` is trunk's newer one in its own module is trunk's change;
+    the same table where the backend changed ``f``, where the item now comes from another
+    module, or where the table's other items differ, is not."""
+    from flagtree_spec._tools.migrate.compare import judge
+
+    assert judge("p.m", _table_sides(helper_changed=False)).differences == []
+    for sides in (
+        _table_sides(helper_changed=True),
+        _table_sides(helper_changed=False, origin="p.other:f"),
+        _table_sides(helper_changed=False, masked="list[ref p.lib:f, 3]"),
+    ):
+        found = judge("p.m", sides).differences
+        assert len(found) == 1 and found[0].startswith("T: not the copy's"), found
