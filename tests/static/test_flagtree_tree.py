@@ -213,3 +213,42 @@ def test_fts002_advice_names_the_trunk_own_spec_path_below_an_override_without_o
     assert len(lines) == 1, out
     assert "trunk modules utils cannot be imported" in lines[0]
     assert f"The trunk's spec_path, from {site}/triton/flagtree_spec.py, would not help" in lines[0]
+
+
+def test_the_spec_file_is_read_from_its_syntax_whatever_it_holds(tmp_path: Path) -> None:
+    """Each kind of file a trunk may hold under FlagTree's names: the forwarder, a file of
+    none of FlagTree's names, FlagTree's own in a variant never seen, and one that does not
+    parse (no spec file at all, unless the other name holds one that does)."""
+    from flagtree_spec._tools.model.flagtree import spec_file, spec_files
+
+    rdir = tmp_path / "triton"
+    rdir.mkdir()
+    own = rdir / "_flagtree_spec.py"
+    own.write_text("from flagtree_spec.flagtree import *  # noqa: F403\n")
+    found = spec_file(str(rdir), "triton")
+    assert found is not None and found.kind == "forwarder"
+    assert found.describe("triton") == "_flagtree_spec.py forwards to flagtree_spec"
+    own.write_text("VERSION = 1\n")
+    found = spec_file(str(rdir), "triton")
+    assert found is not None and found.kind == "other"
+    assert found.describe("triton") == "_flagtree_spec.py defines none of FlagTree's names"
+    own.write_text(
+        "import importlib\n\n"
+        "def spec(name, *args):\n"
+        "    return getattr(importlib.import_module('elsewhere'), name)(*args)\n\n"
+        "def spec_path(path):\n"
+        "    pass\n"
+    )
+    found = spec_file(str(rdir), "triton")
+    assert found is not None and (found.kind, found.variant) == ("flagtree", None)
+    assert found.describe("triton") == (
+        "_flagtree_spec.py is FlagTree's own (a variant not seen before): its spec_path puts "
+        "no folder in front of a package's __path__ (found by searching __path__[0] for "
+        "'/triton'), and its hooks come from elsewhere"
+    )
+    own.write_text("def spec(:\n")
+    assert spec_file(str(rdir), "triton") is None and spec_files(str(rdir), "triton") == []
+    (rdir / "flagtree_spec.py").write_text("from flagtree_spec.flagtree import *\n")
+    assert [f.kind for f in spec_files(str(rdir), "triton")] == []  # the newer name fails
+    own.unlink()
+    assert [f.kind for f in spec_files(str(rdir), "triton")] == ["forwarder"]
