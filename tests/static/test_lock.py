@@ -199,3 +199,29 @@ def test_lock_without_git_installed_records_no_blob(
     assert code == 0 and "rebase will need --old-trunk DIR" in err
     entries = json.loads((repo / LOCK).read_text(encoding="utf-8"))["overrides"]
     assert [e["blob"] for e in entries.values()] == [None, None, None]
+
+
+def test_the_git_helpers_say_which_command_failed_and_why(tmp_path: Path) -> None:
+    """What ``lock`` and ``rebase`` read from git, outside a work tree and where the
+    object is missing: a GitError naming the folder, the object and what to do."""
+    import subprocess
+
+    from flagtree_spec._tools.upgrade import git as gitio
+
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    with pytest.raises(gitio.GitError, match="is not in a git work tree, so blob abc"):
+        gitio.read_blob(str(outside), "abc")
+    with pytest.raises(gitio.GitError, match="is not in a git work tree, so tree abc"):
+        gitio.read_from_tree(str(outside), "abc", "x.py")
+    assert gitio.tree_id(str(outside), []) is None
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    missing = "0" * 40
+    with pytest.raises(gitio.GitError, match=f"blob {missing} is not in the repository"):
+        gitio.read_blob(str(work), missing)
+    with pytest.raises(gitio.GitError, match="x.py of tree .* is not in the repository"):
+        gitio.read_from_tree(str(work), missing, "x.py")
+    with pytest.raises(gitio.GitError, match=r"'git cat-file -t nothing' failed in "):
+        gitio._run(["cat-file", "-t", "nothing"], str(work))
