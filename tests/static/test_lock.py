@@ -221,7 +221,7 @@ def test_the_git_helpers_say_which_command_failed_and_why(tmp_path: Path) -> Non
     missing = "0" * 40
     with pytest.raises(gitio.GitError, match=f"blob {missing} is not in the repository"):
         gitio.read_blob(str(work), missing)
-    with pytest.raises(gitio.GitError, match="x.py of tree .* is not in the repository"):
+    with pytest.raises(gitio.GitError, match=r"x\.py of tree .* is not in the repository"):
         gitio.read_from_tree(str(work), missing, "x.py")
     with pytest.raises(gitio.GitError, match=r"'git cat-file -t nothing' failed in "):
         gitio._run(["cat-file", "-t", "nothing"], str(work))
