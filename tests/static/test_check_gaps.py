@@ -620,3 +620,4 @@ def test_every_way_an_init_puts_folders_on_its_own_path_is_seen(statement: str) 
 
     assert extends(f"import os\n_trunk = os.getcwd()\nif True:\n    {statement}\n")
     assert not extends("path = []\npath.append(1)\nx = __path__[0]\n")
+    assert not extends("import os\n__path__ = [os.path.dirname(__file__)]\n")  # narrows it

@@ -567,3 +567,33 @@ def test_a_table_of_definitions_holds_trunks_function_only_where_the_backend_lef
     ):
         found = judge("p.m", sides).differences
         assert len(found) == 1 and found[0].startswith("T: not the copy's"), found
+
+
+def test_the_merged_copy_never_excuses_a_module_that_fails_or_a_name_the_backend_binds(
+    tmp_path: Path,
+) -> None:
+    """Trunk deleted ``foo`` from ``lib`` (which the backend left alone) while the backend's
+    ``user`` still imports it: the migration keeps ``foo`` in an override of ``lib``.  The
+    merged copy (trunk's ``lib``) fails to import ``user`` exactly as a migration that lost
+    ``foo`` would, and must not excuse it; nor a changed value of a name a statement of
+    the backend's module binds."""
+    top, plan, overlay, base = applied_with_base(tmp_path, "trunk_deleted_name_still_imported")
+    env = {"FLAGTREE_BACKEND": "acme"}
+    assert verify(plan, overlay, env, base=base).status == "equivalent"
+    mirror = top / MIRROR
+    kept = (mirror / "lib.py").read_text()
+    assert "def foo():" in kept
+    (mirror / "lib.py").write_text(kept.replace("def foo():\n    return 1\n", ""))
+    lost = verify(plan, overlay, env, base=base)
+    assert lost.status == "differs", lost
+    user = next(m for m in lost.modules if m["module"] == "minitri.user")
+    assert (
+        user["new"].startswith("ImportError: cannot import name 'foo'")
+        and not user["trunks_change"]
+    )
+    (mirror / "lib.py").write_text(kept)
+    own = (mirror / "user.py").read_text()
+    (mirror / "user.py").write_text(own.replace("foo() + 10", "foo() + 11"))
+    changed = verify(plan, overlay, env, base=base)
+    assert changed.status == "differs", changed
+    assert [m["module"] for m in changed.modules if m["differences"]] == ["minitri.user"]

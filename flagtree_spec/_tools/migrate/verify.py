@@ -1,22 +1,26 @@
 """``migrate --verify``: import the copy and trunk plus the new spec tree, compare.
 
-Three fresh interpreters of the user's environment (the interpreter running
-the command, with its ``site-packages``) each import every module of the
-copy and describe what each module's namespace ends with
-(:mod:`.probe`):
+Fresh interpreters of the user's environment (the interpreter running the
+command, with its ``site-packages``) each import every module of the copy
+and describe what each module's namespace ends with (:mod:`.probe`):
 
 * **copy**: the copy as the backend ran it, the trunk's files overlaid by
   the copy's (a folder built before anything changed);
 * **trunk**: the trunk alone, with no backend;
-* **new**: the trunk plus the new spec tree.
+* **new**: the trunk plus the new spec tree;
+* with a base, **merged**: the copy with trunk's version of the modules the
+  backend left alone (their syntax tree is the base's), where trunk changed any.
 
 Per module, the new tree must import, or fail the same way, as the copy;
 every name the new tree binds must hold the copy's code, except where the
 plan leaves a name to trunk (a minimized override that does not bind it
 again: trunk changed, added or deleted it), where it must hold trunk's; a
 name the copy has must not be missing, and a name the copy never had must
-be trunk's.  A module the plan keeps in ``migrate-leftovers/`` (the root
-package's ``__init__``) cannot match and is reported as expected.  When the
+be trunk's.  A module that differs from the copy exactly as the merged copy
+does differs by trunk's changes since the base, and is counted apart (see
+:func:`_as_merged` for what it never excuses).  A module the plan keeps in
+``migrate-leftovers/`` (the root package's ``__init__``) cannot match and is
+reported as expected.  When the
 trunk alone cannot import the root package (a compiled part missing), the
 verification is static only, and says so.
 """
@@ -35,6 +39,7 @@ from typing import Any, NamedTuple, Optional
 from . import probe
 from .apply import apply
 from .compare import Facts, Sides, facts, judge, left_alone
+from .files import decode, parse, read, same_tree
 from .overlay import copy_overlay, merged_overlay, trunk_copy
 from .plan import BaseTree, Plan, make_plan
 
@@ -45,13 +50,15 @@ class Verification(NamedTuple):
     """The outcome: *status* is ``equivalent``, ``differs`` or ``static-only``.
 
     *counts*: the copy's modules, those imported on both sides and compared,
-    those failing the same way on both sides (not compared), and the names
-    compared.
+    those failing the same way on both sides (not compared), the names
+    compared, and the modules and names counted apart (fixed by trunk, deleted
+    by trunk, stranded by a failed root import, differing by trunk's changes).
     """
 
     status: str
     reason: str
-    modules: list[dict[str, Any]]  # per module: name, copy, new, differences, expected
+    # Per module: name, copy, new, differences, expected, trunks_change.
+    modules: list[dict[str, Any]]
     counts: Optional[dict[str, int]] = None
 
     @property
@@ -195,15 +202,10 @@ def verify(
         # alone, which is what the migration must import like there (trunk's later
         # changes flow in); without one, or where trunk changed none of them, the copy.
         merged_top = os.path.join(where, "merged")
-        alone = [
-            s.path
-            for s in plan.steps
-            if s.action != "link"
-            and s.path.endswith(".py")
-            and left_alone(static.get(_module_name(root, s.path)))
-        ]
-        merging = base is not None and merged_overlay(plan, copy_folder, alone, merged_top)
-        strip += [os.path.join(merged_top, root), merged_top] if merging else []
+        merging = base is not None and merged_overlay(
+            plan, copy_folder, _as_base(plan, copy_folder, base), merged_top
+        )
+        strip += [os.path.join(merged_top, root), merged_top, where] if merging else []
         strip = [s for s in strip if s.count(os.sep) >= 2]  # never "/" or "/tmp" itself
         trunk, why = _probe(top, modules, strip, none, where, "trunk", timeout)
         if why or "error" in trunk.get(root, {"error": ""}):
@@ -216,7 +218,9 @@ def verify(
         copy, why = _probe(copy_folder, modules, strip, none, where, "copy", timeout)
         merged: Optional[dict[str, Any]] = None
         if not why and merging:
-            merged, why = _probe(merged_top, modules, strip, none, where, "merged", timeout)
+            # Only ever a reason to accept a difference: where it cannot be imported, the
+            # differences stay differences.
+            merged = _probe(merged_top, modules, strip, none, where, "merged", timeout)[0] or None
         if not why:
             new, why = _probe(top, modules, strip, new_env, where, "new", timeout)
         if why:
@@ -380,6 +384,26 @@ def verdict(
     return Verification("equivalent", reason + failing, results, counts)
 
 
+def _as_base(plan: Plan, copy_folder: str, base: Optional[BaseTree]) -> list[str]:
+    """The copy's modules whose syntax tree is the base's (the backend left them alone,
+    side effects included), as the plan judges files against the base."""
+    if base is None:
+        return []
+    root = os.path.basename(plan.trunk)
+    found = []
+    for step in plan.steps:
+        if step.action == "link" or not step.path.endswith(".py"):
+            continue
+        theirs = base.text(step.path)
+        path = os.path.join(copy_folder, root, *step.path.split("/"))
+        if theirs is None or not os.path.isfile(path):
+            continue
+        mine, tree = parse(decode(path, read(path))), parse(theirs)
+        if mine is not None and tree is not None and same_tree(mine, tree):
+            found.append(step.path)
+    return found
+
+
 def _as_merged(
     name: str,
     sides: Sides,
@@ -387,10 +411,26 @@ def _as_merged(
     expected: Iterable[tuple[Optional[str], Optional[str]]],
     into: str,
 ) -> bool:
-    """Whether the new tree's *name* is, by the same rules, what the merged copy's is."""
-    mine, got = merged.get(name, {"error": "not imported"}), sides.new[name]
+    """Whether the new tree's *name* differs from the copy only as the merged copy's does.
+
+    Never where the copy imports and the new tree does not (a name trunk deleted that
+    a module the backend kept still imports), nor for a name that a statement of a
+    module the backend changed binds, or a global its functions read: those are the
+    backend's, whatever trunk did since.
+    """
+    copy, mine, got = sides.copy[name], merged.get(name, {"error": "not imported"}), sides.new[name]
+    if "error" in got and "error" not in copy:
+        return False
     if "error" in mine or "error" in got:
         return not _errors(mine, got)
+    fact = sides.facts.get(name)
+    if fact is not None and not left_alone(fact):
+        names, new_names = copy.get("names", {}), got["names"]
+        changed = {k for k in set(names) | set(new_names) if names.get(k) != new_names.get(k)}
+        if changed & set(fact.copy):
+            return False
+        if set(got.get("unbound", ())) - set(copy.get("unbound", ())):
+            return False
     against = Sides({**sides.copy, name: mine}, sides.trunk, sides.new, sides.facts)
     return not judge(name, against, expected, into).differences
 

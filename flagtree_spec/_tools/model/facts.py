@@ -247,6 +247,12 @@ def _module_call(facts: Facts, value: ast.expr) -> None:
         facts.unseen = True
 
 
+def _reads_path(value: ast.expr) -> bool:
+    """Whether *value* reads ``__path__`` (a new path made from the old one extends it;
+    ``__path__ = [here]`` narrows it)."""
+    return any(isinstance(n, ast.Name) and n.id == "__path__" for n in ast.walk(value))
+
+
 def _last_marked_line(text: str) -> int:
     """The last line of *text* on which ``import`` or ``global`` is written (0: none)."""
     text = parser_lines(text)
@@ -335,7 +341,7 @@ def _top(facts: Facts, body: Sequence[ast.stmt], guarded: bool, last_marked: int
                     defined.add(target.id)
                     if target.id == "__all__":
                         facts.all_names = string_list(value)
-                    elif target.id == "__path__":
+                    elif target.id == "__path__" and _reads_path(value):
                         facts.extends_path = True  # pkgutil.extend_path(__path__, ...)
                 else:
                     _bind_target(facts, target)
