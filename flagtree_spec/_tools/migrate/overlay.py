@@ -59,21 +59,19 @@ def merged_overlay(plan: Plan, copy_folder: str, alone: Iterable[str], top: str)
     """Build under *top* the copy with trunk's version of each module in *alone*.
 
     *alone* holds the paths (relative to the package) of the copy's modules
-    that bind what the base's do: the backend left them alone, so trunk's
-    changes since the base are what a migration with that base must bring
-    there (a module trunk deleted is deleted).  Trunk's version is its file
+    that the backend left alone (their syntax tree is the base's) and that trunk
+    has, so trunk's changes since the base are what a migration with that base
+    must bring there.  Trunk's version is its file
     as the "trunk alone" interpreter imports it (with the ``spec_path`` calls
     ``--add-spec-path`` inserted), so the two agree.  Returns whether anything
     differs from the copy; when nothing does, *top* is not made.
     """
     root = os.path.basename(plan.trunk)
-    changes: dict[str, str] = {}  # path -> trunk's file, or "" where trunk deleted it
+    changes: dict[str, str] = {}  # path -> trunk's file
     for rel in alone:
         mine = os.path.join(copy_folder, root, *rel.split("/"))
         theirs = os.path.join(plan.trunk, *rel.split("/"))
-        if not os.path.isfile(theirs):
-            changes[rel] = ""
-        elif not _same_bytes(mine, theirs):
+        if os.path.isfile(theirs) and not _same_bytes(mine, theirs):
             changes[rel] = theirs
     if not changes:
         return False
@@ -82,8 +80,7 @@ def merged_overlay(plan: Plan, copy_folder: str, alone: Iterable[str], top: str)
         target = os.path.join(top, root, *rel.split("/"))
         if os.path.lexists(target):
             os.unlink(target)
-        if theirs:
-            shutil.copy2(theirs, target)
+        shutil.copy2(theirs, target)
     return True
 
 

@@ -9,7 +9,8 @@ and describe what each module's namespace ends with (:mod:`.probe`):
 * **trunk**: the trunk alone, with no backend;
 * **new**: the trunk plus the new spec tree;
 * with a base, **merged**: the copy with trunk's version of the modules the
-  backend left alone (their syntax tree is the base's), where trunk changed any.
+  backend left alone (their syntax tree is the base's, and trunk has the file),
+  where trunk changed any.
 
 Per module, the new tree must import, or fail the same way, as the copy;
 every name the new tree binds must hold the copy's code, except where the
@@ -386,14 +387,18 @@ def verdict(
 
 def _as_base(plan: Plan, copy_folder: str, base: Optional[BaseTree]) -> list[str]:
     """The copy's modules whose syntax tree is the base's (the backend left them alone,
-    side effects included), as the plan judges files against the base."""
+    side effects included) and whose counterpart is a file of trunk, as the plan judges
+    files against the base.  A file trunk's source tree lacks is the copy's in the new
+    tree too (its build may provide it: Triton's ``language/extra/cuda``)."""
     if base is None:
         return []
     root = os.path.basename(plan.trunk)
     found = []
     for step in plan.steps:
-        if step.action == "link" or not step.path.endswith(".py"):
+        if step.action == "link" or not step.path.endswith(".py") or step.trunk is None:
             continue
+        if not os.path.realpath(step.trunk).startswith(os.path.realpath(plan.trunk) + os.sep):
+            continue  # a lower backend's file: not trunk's
         theirs = base.text(step.path)
         path = os.path.join(copy_folder, root, *step.path.split("/"))
         if theirs is None or not os.path.isfile(path):
