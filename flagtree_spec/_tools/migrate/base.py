@@ -55,6 +55,14 @@ class BaseTree:
                     "revision the copy was made from"
                 )
 
+    def same_as(self, path: str, rel: str) -> bool:
+        """Whether the file *path* has the syntax tree of the base's *rel* (positions aside)."""
+        theirs = self.text(rel)
+        if theirs is None or not os.path.isfile(path):
+            return False
+        mine, tree = parse(decode(path, read(path))), parse(theirs)
+        return mine is not None and tree is not None and same_tree(mine, tree)
+
     def text(self, rel: str) -> Optional[str]:
         if self.folder is not None:
             path = os.path.join(self.folder, *rel.split("/"))

@@ -382,17 +382,13 @@ def _minimized(
 
 def _base_identical(fork: str, steps: Sequence[Step], base: BaseTree) -> set[str]:
     """The kept files (the root ``__init__``) whose copy equals the base's syntax tree."""
-    found: set[str] = set()
-    for step in steps:
-        if step.action != "keep" or not step.path.endswith(".py"):
-            continue
-        theirs = base.text(step.path)
-        path = os.path.join(fork, *step.path.split("/"))
-        mine = parse(decode(path, read(path)))
-        tree = parse(theirs) if theirs is not None else None
-        if mine is not None and tree is not None and same_tree(mine, tree):
-            found.add(step.path)
-    return found
+    return {
+        step.path
+        for step in steps
+        if step.action == "keep"
+        and step.path.endswith(".py")
+        and base.same_as(os.path.join(fork, *step.path.split("/")), step.path)
+    }
 
 
 def _conflicts(plan: Plan) -> None:

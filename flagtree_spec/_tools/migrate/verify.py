@@ -40,7 +40,6 @@ from typing import Any, NamedTuple, Optional
 from . import probe
 from .apply import apply
 from .compare import Facts, Sides, facts, judge, left_alone
-from .files import decode, parse, read, same_tree
 from .overlay import copy_overlay, merged_overlay, trunk_copy
 from .plan import BaseTree, Plan, make_plan
 
@@ -399,12 +398,7 @@ def _as_base(plan: Plan, copy_folder: str, base: Optional[BaseTree]) -> list[str
             continue
         if not os.path.realpath(step.trunk).startswith(os.path.realpath(plan.trunk) + os.sep):
             continue  # a lower backend's file: not trunk's
-        theirs = base.text(step.path)
-        path = os.path.join(copy_folder, root, *step.path.split("/"))
-        if theirs is None or not os.path.isfile(path):
-            continue
-        mine, tree = parse(decode(path, read(path))), parse(theirs)
-        if mine is not None and tree is not None and same_tree(mine, tree):
+        if base.same_as(os.path.join(copy_folder, root, *step.path.split("/")), step.path):
             found.append(step.path)
     return found
 
